@@ -1,0 +1,53 @@
+"""The seams to models: ``Embedder`` (texts → unit vectors) and ``LLM`` (messages → text).
+
+Import from here. Providers are built by name with :func:`make_embedder` / :func:`make_llm`;
+new ones are added with :func:`register_embedder` / :func:`register_llm`.
+"""
+
+from __future__ import annotations
+
+from .anthropic import AnthropicChat
+from .base import LLM, Completion, Embedder, Vectors, estimate_tokens
+from .fake import FakeCall, FakeLLM
+from .hashing import HashEmbedder
+from .local import LOCAL_MODELS, LocalEmbedder, LocalModel
+from .openai import OpenAIChat, OpenAIEmbedder
+from .registry import (
+    EmbedderFactory,
+    LLMFactory,
+    ProviderSpec,
+    embedder_names,
+    llm_names,
+    make_embedder,
+    make_llm,
+    register_embedder,
+    register_llm,
+)
+from .retry import RetryPolicy
+
+__all__ = [
+    "LLM",
+    "LOCAL_MODELS",
+    "AnthropicChat",
+    "Completion",
+    "Embedder",
+    "EmbedderFactory",
+    "FakeCall",
+    "FakeLLM",
+    "HashEmbedder",
+    "LLMFactory",
+    "LocalEmbedder",
+    "LocalModel",
+    "OpenAIChat",
+    "OpenAIEmbedder",
+    "ProviderSpec",
+    "RetryPolicy",
+    "Vectors",
+    "embedder_names",
+    "estimate_tokens",
+    "llm_names",
+    "make_embedder",
+    "make_llm",
+    "register_embedder",
+    "register_llm",
+]
