@@ -49,10 +49,6 @@ class AnthropicChat:
     def __repr__(self) -> str:
         return f"AnthropicChat({self.model!r}, url={self._url!r})"
 
-    async def aclose(self) -> None:
-        """Close the HTTP connections this client opened."""
-        await self._http.aclose()
-
     async def complete(self, messages: Sequence[Mapping[str, str]], *,
                        system: str | None = None, max_tokens: int | None = None,
                        json_mode: bool = False) -> Completion:

@@ -66,10 +66,6 @@ class OpenAIEmbedder:
         return await embed_batched(texts, self._embed_batch, dim=self.dim,
                                    batch_size=self._batch_size, provider=self.model_id)
 
-    async def aclose(self) -> None:
-        """Close the HTTP connections this embedder opened."""
-        await self._http.aclose()
-
     async def _embed_batch(self, batch: list[str]) -> list[Any]:
         # The API rejects empty strings; a lone space embeds as "nothing" just the same.
         body: dict[str, Any] = {"model": self.model, "input": [t or " " for t in batch],
@@ -105,10 +101,6 @@ class OpenAIChat:
 
     def __repr__(self) -> str:
         return f"OpenAIChat({self.model!r}, url={self._url!r})"
-
-    async def aclose(self) -> None:
-        """Close the HTTP connections this client opened."""
-        await self._http.aclose()
 
     async def complete(self, messages: Sequence[Mapping[str, str]], *,
                        system: str | None = None, max_tokens: int | None = None,

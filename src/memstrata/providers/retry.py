@@ -8,11 +8,12 @@ or timed out, or the server answered 408, 409, 429 or 5xx. Everything else fails
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,33 +77,25 @@ def _is_transient_status(status: int) -> bool:
 
 
 class HttpClient:
-    """An ``httpx.AsyncClient`` made on first use and remade if the event loop changed.
+    """Where a provider's requests go out: a client passed in, or a fresh one per call.
 
-    Providers are built without I/O and may outlive one ``asyncio.run``; a client bound to a
-    closed loop would fail, so the client is tied to the loop that made it. A client passed in
-    (e.g. with a ``MockTransport``) is used as is and never closed here.
+    A fresh ``httpx.AsyncClient`` per ``post_json`` call (shared by its retries) means providers
+    hold no sockets between calls, need no closing, and work under any event loop; the extra
+    connection set-up is small next to a model call. Pass a long-lived ``client`` (e.g. with a
+    ``MockTransport``, or for connection pooling) and it is used as is and never closed here.
     """
 
     def __init__(self, *, timeout: float, client: httpx.AsyncClient | None = None) -> None:
         self._timeout = timeout
         self._given = client
-        self._own: httpx.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
-    def get(self) -> httpx.AsyncClient:
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[httpx.AsyncClient]:
         if self._given is not None:
-            return self._given
-        loop = asyncio.get_running_loop()
-        if self._own is None or self._loop is not loop or self._own.is_closed:
-            self._own = httpx.AsyncClient(timeout=httpx.Timeout(self._timeout))
-            self._loop = loop
-        return self._own
-
-    async def aclose(self) -> None:
-        """Close the client this object made (a client passed in stays open)."""
-        own, self._own = self._own, None
-        if own is not None and self._loop is asyncio.get_running_loop():
-            await own.aclose()
+            yield self._given
+            return
+        async with httpx.AsyncClient(timeout=httpx.Timeout(self._timeout)) as client:
+            yield client
 
 
 async def post_json(
@@ -119,11 +112,25 @@ async def post_json(
     Raises ``ProviderError`` (from the cause) naming ``provider``, the status and a body excerpt
     when the answer is not a 2xx JSON object or the transient retries ran out.
     """
+    async with http.session() as client:
+        return await _post_with_retries(client, url, provider=provider, body=body,
+                                        headers=headers, policy=policy)
+
+
+async def _post_with_retries(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    provider: str,
+    body: Mapping[str, Any],
+    headers: Mapping[str, str],
+    policy: RetryPolicy,
+) -> dict[str, Any]:
     attempt = 0
     while True:
         retry_after: float | None = None
         try:
-            response = await http.get().post(url, json=body, headers=dict(headers))
+            response = await client.post(url, json=body, headers=dict(headers))
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             failure: ProviderError = ProviderError(
                 f"{provider}: {type(exc).__name__} calling {url}: {exc or 'no detail'}")
