@@ -31,9 +31,9 @@ def server() -> Iterator[LLMServer]:
         yield running
 
 
-def chat(server: LLMServer, **kwargs: object) -> OpenAIChat:
+def chat(server: LLMServer, *, timeout: float = 10.0, retry: RetryPolicy = FAST) -> OpenAIChat:
     return OpenAIChat("gpt-test", base_url=server.openai_url, api_key="sk-test",
-                      retry=kwargs.pop("retry", FAST), **kwargs)  # type: ignore[arg-type]
+                      timeout=timeout, retry=retry)
 
 
 # --- request shapes and usage -----------------------------------------------------------------
