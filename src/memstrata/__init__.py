@@ -1,0 +1,33 @@
+"""memstrata: layered long-term conversation memory for LLM agents.
+
+The strata: the context window with a rolling summary, the full-text archive of every message,
+semantic recall over recent messages, and a cross-session memory of tool errors.
+"""
+
+from .config import Settings
+from .context import Context
+from .errors import Closed, InvalidInput, MemstrataError, NotFound, ProviderError, StoreError
+from .memory import Memory
+from .tools import Tools
+from .types import Hit, Message, SessionInfo, SessionStats, Summary
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Closed",
+    "Context",
+    "Hit",
+    "InvalidInput",
+    "Memory",
+    "MemstrataError",
+    "Message",
+    "NotFound",
+    "ProviderError",
+    "SessionInfo",
+    "SessionStats",
+    "Settings",
+    "StoreError",
+    "Summary",
+    "Tools",
+    "__version__",
+]

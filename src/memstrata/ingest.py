@@ -1,0 +1,145 @@
+"""Validation and normalisation of everything written: ids, roles, content, records.
+
+Every check raises ``InvalidInput`` naming the field and what is allowed, before anything is
+written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any, cast
+
+from .errors import InvalidInput
+from .text import bigram_text, has_cjk
+from .types import Draft, Role
+
+__all__ = [
+    "ROLES",
+    "TEMP_PREFIX",
+    "check_message_id",
+    "check_session",
+    "draft",
+    "draft_from_record",
+    "is_temp",
+    "text_of",
+]
+
+ROLES: tuple[Role, ...] = ("user", "assistant")
+TEMP_PREFIX = "temp-"
+_SESSION_RE = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
+_MAX_SENDER = 256
+_MAX_KEY = 256
+_MAX_META_BYTES = 65_536
+# Unix nanoseconds between 1970 and 2262 (the signed 64-bit range).
+_MAX_AT = 2**63 - 1
+
+
+def check_session(session: object, field: str = "session") -> str:
+    """The session id if valid: 1-128 characters of ``[A-Za-z0-9._:@-]``."""
+    if not isinstance(session, str) or not _SESSION_RE.fullmatch(session):
+        shown = repr(session) if not isinstance(session, str) or len(session) < 60 else \
+            repr(session[:60] + "…")
+        raise InvalidInput(field, f"must be 1-128 characters of letters, digits and . _ : @ -; "
+                           f"got {shown}")
+    return session
+
+
+def is_temp(session: str) -> bool:
+    """Scratch sessions: never summarised, hidden from listings, purged when idle."""
+    return session.startswith(TEMP_PREFIX)
+
+
+def check_message_id(value: object, field: str = "id") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise InvalidInput(field, f"must be a positive integer message id, got {value!r}")
+    return value
+
+
+def text_of(content: object, field: str = "content") -> str:
+    """Content as text: a string, or multimodal parts of which the text parts are kept."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts: list[str] = []
+        for i, part in enumerate(content):
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                texts.append(cast(str, part["text"]))
+            elif not isinstance(part, Mapping):
+                raise InvalidInput(f"{field}[{i}]", "content parts must be strings or objects")
+        return "\n".join(texts)
+    raise InvalidInput(field, f"must be text (or a list of content parts), got "
+                       f"{type(content).__name__}")
+
+
+def draft(role: object, content: object, *, sender: object = None, at: object = None,
+          meta: object = None, key: object = None, now: int, max_chars: int,
+          prefix: str = "") -> Draft:
+    """A validated ``Draft``; ``prefix`` (e.g. ``"items[3]."``) goes before field names."""
+    if role not in ROLES:
+        raise InvalidInput(prefix + "role", f"must be one of {', '.join(ROLES)}; got {role!r} "
+                           "(system prompts and tool calls are not conversation memory)")
+    text = text_of(content, prefix + "content")
+    if not text.strip():
+        raise InvalidInput(prefix + "content", "must not be empty")
+    if len(text) > max_chars:
+        raise InvalidInput(prefix + "content", f"is {len(text):,} characters; at most "
+                           f"{max_chars:,} are allowed (max_content_chars), nothing is "
+                           "truncated")
+    if sender is not None and (not isinstance(sender, str) or not sender.strip()
+                               or len(sender) > _MAX_SENDER):
+        raise InvalidInput(prefix + "sender", f"must be a non-empty string of at most "
+                           f"{_MAX_SENDER} characters, or omitted")
+    if at is None:
+        at_ns = now
+    elif isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= _MAX_AT:
+        raise InvalidInput(prefix + "at", f"must be UTC Unix time in nanoseconds (an integer "
+                           f"0..2^63-1), got {at!r}")
+    else:
+        at_ns = at
+    if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY):
+        raise InvalidInput(prefix + "key", f"must be a non-empty string of at most {_MAX_KEY} "
+                           "characters, or omitted")
+    meta_json = _meta_json(meta, prefix + "meta")
+    return Draft(role=cast(Role, role), content=text, at=at_ns,
+                 sender=cast("str | None", sender), meta_json=meta_json,
+                 key=cast("str | None", key),
+                 search_text=bigram_text(text) if has_cjk(text) else None,
+                 size=len(text.encode("utf-8")))
+
+
+def _meta_json(meta: object, field: str) -> str | None:
+    if meta is None:
+        return None
+    if not isinstance(meta, Mapping):
+        raise InvalidInput(field, f"must be a JSON object (dict), got {type(meta).__name__}")
+    try:
+        text = json.dumps(dict(meta), ensure_ascii=False, allow_nan=False, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(field, f"must be JSON-serialisable: {exc}") from exc
+    if len(text.encode("utf-8")) > _MAX_META_BYTES:
+        raise InvalidInput(field, f"is larger than {_MAX_META_BYTES:,} bytes of JSON")
+    return text
+
+
+_RECORD_FIELDS = frozenset({"type", "role", "content", "sender", "at", "meta", "key", "id",
+                            "session"})
+
+
+def draft_from_record(record: Mapping[str, Any], *, now: int, max_chars: int,
+                      prefix: str) -> Draft:
+    """A message record of the JSONL format (``{"type": "message", …}``) as a Draft."""
+    unknown = sorted(set(record) - _RECORD_FIELDS)
+    if unknown:
+        raise InvalidInput(prefix + unknown[0], "unknown field; a message record has "
+                           "role, content, sender, at, meta, key")
+    at = record.get("at")
+    if isinstance(at, float) and math.isfinite(at) and at.is_integer():
+        at = int(at)
+    return draft(record.get("role"), record.get("content"), sender=record.get("sender"),
+                 at=at, meta=record.get("meta"), key=record.get("key"), now=now,
+                 max_chars=max_chars, prefix=prefix)

@@ -1,0 +1,440 @@
+"""The facade: ``Memory`` wires validation, the store and the pure steps together.
+
+It holds no SQL and no formatting of its own: ``ingest`` validates, the store persists,
+``context``/``retrieve``/``digest`` compute, and this module decides the order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+from zoneinfo import ZoneInfo
+
+from .compaction import CompactionPolicy
+from .config import Settings
+from .context import Context, pack
+from .errors import Closed, InvalidInput, NotFound
+from .ingest import check_message_id, check_session, draft, is_temp
+from .retrieve import rank_keyword, since
+from .store import SQLiteStore, Store
+from .text import fts_match_expression, query_terms
+from .transfer import parse_history, parse_records
+from .types import Hit, Message, SessionInfo, SessionStats, Summary
+from .digest import digest_body
+
+if TYPE_CHECKING:
+    from .tools import Tools
+
+__all__ = ["Clock", "Memory"]
+
+Clock = Callable[[], int]
+"""Returns the current UTC time in nanoseconds (injectable for tests and imports)."""
+
+_SWEEP_INTERVAL_S = 60.0
+_EXPORT_BATCH = 1000
+_MATCH_MODES = ("keyword", "semantic", "hybrid")
+
+
+def _open_target(target: str) -> str:
+    """A SQLite path from a path or URL; other schemes are refused with the supported ones."""
+    if target == ":memory:":
+        return target
+    if "://" in target:
+        scheme, _, rest = target.partition("://")
+        if scheme != "sqlite":
+            raise InvalidInput("target", f"unsupported database URL scheme {scheme!r}; use a "
+                               "file path, ':memory:' or sqlite:///path/to/file.db")
+        path = rest[1:] if rest.startswith("/") else rest
+        if rest.startswith("//"):
+            path = rest[1:]  # sqlite:////abs/path -> /abs/path
+        if not path:
+            raise InvalidInput("target", "the sqlite URL names no file")
+        return path
+    if not target:
+        raise InvalidInput("target", "must be a file path, ':memory:' or a sqlite:/// URL")
+    return target
+
+
+class _Opening:
+    """``Memory.open(...)``: awaitable, and usable as ``async with``."""
+
+    def __init__(self, make: Callable[[], Awaitable[Memory]]) -> None:
+        self._make = make
+        self._memory: Memory | None = None
+
+    def __await__(self) -> Generator[Any, None, Memory]:
+        return self._make().__await__()
+
+    async def __aenter__(self) -> Memory:
+        self._memory = await self._make()
+        return self._memory
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._memory is not None:
+            await self._memory.close()
+
+
+class Memory:
+    """Layered conversation memory for one tenant of one database.
+
+    Open with ``await Memory.open(path)`` or ``async with Memory.open(path) as mem``.
+    """
+
+    def __init__(self, store: Store, settings: Settings, *, tenant: str, clock: Clock) -> None:
+        self._store = store
+        self.settings = settings
+        self.tenant = tenant
+        self._clock = clock
+        self._tz = ZoneInfo(settings.timezone)
+        self._policy = CompactionPolicy(
+            by_bytes=settings.compact_bytes, max_bytes=settings.max_history_bytes,
+            ratio=settings.compact_ratio, by_turns=settings.compact_turns,
+            max_turns=settings.max_turns, keep_turns=settings.keep_turns)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closed = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, target: str = "memory.db", *, settings: Settings | None = None,
+             tenant: str = "default", background: bool = True,
+             clock: Clock | None = None) -> _Opening:
+        """Open (creating if needed) a memory database: a path, ``sqlite:///…`` or ``:memory:``.
+
+        ``background=True`` starts the sweeper of idle ``temp-`` sessions; ``close()`` stops it.
+        """
+        chosen = settings if settings is not None else Settings()
+        if not isinstance(chosen, Settings):
+            raise InvalidInput("settings", "must be a memstrata.Settings")
+        path = _open_target(str(target))
+        check_session(tenant, "tenant")
+
+        async def make() -> Memory:
+            store = await SQLiteStore.open(path, durability=chosen.durability)
+            mem = cls(store, chosen, tenant=tenant, clock=clock or time.time_ns)
+            if background:
+                mem._start_background()
+            return mem
+
+        return _Opening(make)
+
+    async def close(self) -> None:
+        """Stop background work and close the database. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        await self._store.close()
+
+    async def __aenter__(self) -> Memory:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.close()
+
+    def _live(self) -> None:
+        if self._closed:
+            raise Closed("this Memory is closed")
+
+    def _start_background(self) -> None:
+        self._tasks.append(asyncio.create_task(self._sweep_loop(), name="memstrata-sweeper"))
+
+    async def _sweep_loop(self) -> None:
+        while True:
+            # A failed sweep must not kill the loop; the next tick tries again.
+            with contextlib.suppress(Exception):
+                await self.sweep()
+            await asyncio.sleep(_SWEEP_INTERVAL_S)
+
+    async def sweep(self) -> list[str]:
+        """Purge ``temp-`` sessions idle for ``temp_idle_minutes`` (all strata, all tenants).
+
+        Runs every minute in the background; returns the ids purged in this tenant.
+        """
+        self._live()
+        idle_before = self._clock() - self.settings.temp_idle_minutes * 60 * 10**9
+        gone = await self._store.purge_idle("temp-", idle_before)
+        return [s for t, s in gone if t == self.tenant]
+
+    # -- writes ----------------------------------------------------------------------------
+
+    async def add(self, session: str, role: str, content: str | list[Any], *,
+                  sender: str | None = None, at: int | None = None,
+                  meta: Mapping[str, Any] | None = None, key: str | None = None) -> Message:
+        """Store one message; when this returns, it is committed."""
+        self._live()
+        check_session(session)
+        d = draft(role, content, sender=sender, at=at, meta=meta, key=key, now=self._clock(),
+                  max_chars=self.settings.max_content_chars)
+        (message,) = await self._store.append(self.tenant, session, [d], now=self._clock(),
+                                              policy=self._policy)
+        return message
+
+    async def add_many(self, session: str, items: Iterable[Mapping[str, Any]]) -> list[Message]:
+        """Store several messages atomically: all are committed, or none (on any bad item)."""
+        self._live()
+        check_session(session)
+        now = self._clock()
+        drafts = []
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
+            unknown = sorted(set(item) - {"role", "content", "sender", "at", "meta", "key"})
+            if unknown:
+                raise InvalidInput(f"items[{i}].{unknown[0]}", "unknown field; allowed: role, "
+                                   "content, sender, at, meta, key")
+            drafts.append(draft(item.get("role"), item.get("content"), sender=item.get("sender"),
+                                at=item.get("at"), meta=item.get("meta"), key=item.get("key"),
+                                now=now, max_chars=self.settings.max_content_chars,
+                                prefix=f"items[{i}]."))
+        if not drafts:
+            return []
+        return await self._store.append(self.tenant, session, drafts, now=now,
+                                        policy=self._policy)
+
+    async def forget(self, message_id: int) -> bool:
+        """Remove one message from every stratum; ``False`` if no such message.
+
+        A summary that already absorbed the message is not rewritten.
+        """
+        self._live()
+        return await self._store.forget(self.tenant, check_message_id(message_id, "message_id"))
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def context(self, session: str, query: str | None = None) -> Context:
+        """The window and summary to send before the new user input."""
+        self._live()
+        check_session(session)
+        if query is not None and not isinstance(query, str):
+            raise InvalidInput("query", "must be the new user input as text, or None")
+        window, summary = await self._store.window_and_summary(
+            self.tenant, session, self.settings.window_messages)
+        return pack(session, window, summary, self.settings.timezone)
+
+    async def search(self, session: str | None, query: str, *, match: str | None = None,
+                     time_range: str = "all", limit: int | None = None,
+                     exclude_window: bool = True) -> list[Hit]:
+        """Search one session (or, with ``session=None``, every session of the tenant)."""
+        self._live()
+        if session is not None:
+            check_session(session)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query", "must be non-empty text")
+        mode = self._match_mode(match)
+        lim = self._limit(limit)
+        low = since(time_range, self._clock())
+        del mode, exclude_window  # keyword is the only mode without an embedder
+        rows = await self._store.keyword(self.tenant, session,
+                                         fts_match_expression(query_terms(query)), query.strip(),
+                                         since=low, limit=lim)
+        return rank_keyword(rows, lim)
+
+    def _match_mode(self, match: object) -> Literal["keyword"]:
+        if match is None or match == "keyword":
+            return "keyword"
+        if match in _MATCH_MODES:
+            raise InvalidInput("match", f"{match!r} needs an embedder; none is configured, so "
+                               "only 'keyword' is available")
+        raise InvalidInput("match", f"must be one of {', '.join(_MATCH_MODES)} or None; "
+                           f"got {match!r}")
+
+    def _limit(self, limit: object) -> int:
+        if limit is None:
+            return self.settings.search_limit
+        top = self.settings.search_limit_max
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
+            raise InvalidInput("limit", f"must be an integer from 1 to {top}; got {limit!r}")
+        return limit
+
+    async def read(self, message_id: int, *, before: int | None = None,
+                   after: int | None = None) -> list[Message]:
+        """A message with its neighbours in its session, oldest first (``NotFound`` if none)."""
+        self._live()
+        mid = check_message_id(message_id, "message_id")
+        b = self.settings.expand_before if before is None else before
+        a = self.settings.expand_after if after is None else after
+        for name, value in (("before", b), ("after", a)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 50:
+                raise InvalidInput(name, f"must be an integer from 0 to 50; got {value!r}")
+        runs = await self._store.around(self.tenant, [mid], b, a)
+        if mid not in runs:
+            raise NotFound(f"no message with id {mid} in tenant {self.tenant!r}")
+        return runs[mid]
+
+    async def recent(self, session: str | None, *, time_range: str = "all",
+                     limit: int | None = None, before_id: int | None = None) -> list[Message]:
+        """Recent messages, newest first, paged by ``before_id`` (the ``list`` tool mode)."""
+        self._live()
+        if session is not None:
+            check_session(session)
+        if before_id is not None:
+            check_message_id(before_id, "before_id")
+        return await self._store.page(self.tenant, session, since=since(time_range, self._clock()),
+                                      before_id=before_id, limit=self._limit(limit))
+
+    async def message(self, message_id: int) -> Message | None:
+        """One message by id, or ``None``."""
+        self._live()
+        return await self._store.get_message(self.tenant, check_message_id(message_id))
+
+    # -- summary ---------------------------------------------------------------------------
+
+    async def summarize(self, session: str) -> dict[str, Any] | None:
+        """Bring the session's summary up to date; return the stored summary (or ``None``).
+
+        Without a summary model the summary is a digest of the messages between the cursor
+        and the context window.
+        """
+        self._live()
+        check_session(session)
+        if is_temp(session):
+            return None
+        summary = await self._summarize(session, include_window=False)
+        return dict(summary.body) if summary is not None else None
+
+    async def _summarize(self, session: str, *, include_window: bool) -> Summary | None:
+        current = await self._store.get_summary(self.tenant, session)
+        window = await self._store.recent(self.tenant, session, self.settings.window_messages)
+        if current is not None and current.cursor is None:
+            # An imported summary without a cursor covers everything written so far.
+            newest = window[-1].id if window else 0
+            current = Summary(session=session, kind=current.kind, body=current.body,
+                              cursor=newest, created_at=current.created_at,
+                              tokens_in=current.tokens_in, tokens_out=current.tokens_out)
+            await self._store.put_summary(self.tenant, current)
+            if not include_window:
+                return current
+        cursor = current.cursor if current is not None else None
+        upto = None if include_window or not window else window[0].id - 1
+        pending = await self._store.after_cursor(self.tenant, session, cursor, upto)
+        if not pending:
+            return current
+        previous = current.body if current is not None and current.kind == "digest" else (
+            {"text": _json_text(current.body)} if current is not None else None)
+        fresh = Summary(session=session, kind="digest",
+                        body=digest_body(previous, pending, self._tz,
+                                         self.settings.max_content_chars),
+                        cursor=pending[-1].id, created_at=self._clock())
+        await self._store.put_summary(self.tenant, fresh)
+        return fresh
+
+    # -- sessions --------------------------------------------------------------------------
+
+    async def sessions(self) -> list[SessionInfo]:
+        """The tenant's sessions, newest activity first (``temp-`` sessions hidden)."""
+        self._live()
+        return await self._store.sessions(self.tenant)
+
+    async def stats(self, session: str) -> SessionStats:
+        """Counts, hot tier, cutoff, cursor and summary cost of one session."""
+        self._live()
+        check_session(session)
+        row = await self._store.session(self.tenant, session)
+        if row is None:
+            raise NotFound(f"no session {session!r} in tenant {self.tenant!r}")
+        summary = await self._store.get_summary(self.tenant, session)
+        return SessionStats(
+            session=session, messages=row.messages, hot_messages=row.hot_messages,
+            hot_bytes=row.hot_bytes, cutoff=row.cutoff,
+            cursor=summary.cursor if summary else None, index_backlog=0,
+            summary_kind=summary.kind if summary else None,
+            summary_tokens_in=summary.tokens_in if summary else 0,
+            summary_tokens_out=summary.tokens_out if summary else 0, last_error=None,
+            extra={"summary_due": row.summary_due})
+
+    async def reset(self, session: str, mode: str = "summary") -> None:
+        """``summary``: summarise everything, then delete the messages and keep the summary
+        (a failed summary aborts the reset). ``all``: delete messages and summary."""
+        self._live()
+        check_session(session)
+        if mode not in ("summary", "all"):
+            raise InvalidInput("mode", f"must be 'summary' or 'all'; got {mode!r}")
+        if mode == "summary" and not is_temp(session):
+            await self._summarize(session, include_window=True)
+        await self._store.delete_messages(self.tenant, session,
+                                          keep_summary=mode == "summary")
+
+    async def remove(self, session: str) -> bool:
+        """Delete the session from every stratum; ``False`` if it did not exist."""
+        self._live()
+        check_session(session)
+        return await self._store.remove_session(self.tenant, session)
+
+    # -- import / export -------------------------------------------------------------------
+
+    async def export(self, session: str) -> AsyncIterator[dict[str, Any]]:
+        """The session as records: its messages (oldest first), then its summary."""
+        self._live()
+        check_session(session)
+        cursor: int | None = None
+        while True:
+            batch = await self._store.after_cursor(self.tenant, session, cursor,
+                                                   limit=_EXPORT_BATCH)
+            for m in batch:
+                yield {"type": "message", "id": m.id, "role": m.role, "content": m.content,
+                       "sender": m.sender, "at": m.at, "meta": m.meta}
+            if len(batch) < _EXPORT_BATCH:
+                break
+            cursor = batch[-1].id
+        summary = await self._store.get_summary(self.tenant, session)
+        if summary is not None:
+            yield {"type": "summary", "kind": summary.kind, "body": summary.body,
+                   "cursor": summary.cursor, "created_at": summary.created_at}
+
+    async def import_(self, session: str, records: Iterable[Any]) -> int:
+        """Import exported records (all or nothing); returns the number of messages added.
+
+        A bad record raises ``InvalidInput`` naming its line (1-based) and nothing is stored.
+        """
+        self._live()
+        check_session(session)
+        now = self._clock()
+        parsed = parse_records(session, records, now=now,
+                               max_chars=self.settings.max_content_chars)
+        messages = await self._store.import_session(
+            self.tenant, session, parsed.drafts, parsed.summary_for(), now=now,
+            policy=self._policy)
+        return len(messages)
+
+    async def import_history(self, session: str, history: Any) -> int:
+        """Import a history array as the Go runtime stores it:
+        ``[{"role", "content", "sendAt" (ns), "sender"}]``. All or nothing."""
+        self._live()
+        check_session(session)
+        now = self._clock()
+        drafts = parse_history(history, now=now, max_chars=self.settings.max_content_chars)
+        messages = await self._store.import_session(self.tenant, session, drafts, None,
+                                                    now=now, policy=self._policy)
+        return len(messages)
+
+    # -- tools and checks ------------------------------------------------------------------
+
+    def tools(self, session: str) -> Tools:
+        """The model-facing tools (``chat_history``) bound to a session."""
+        from .tools import Tools  # the tools sit above the facade
+
+        self._live()
+        return Tools(self, check_session(session))
+
+    async def check(self) -> list[str]:
+        """Integrity problems of the database (empty when healthy)."""
+        self._live()
+        return await self._store.integrity_check()
+
+
+def _json_text(body: Mapping[str, Any]) -> str:
+    import json
+
+    return json.dumps(dict(body), ensure_ascii=False)

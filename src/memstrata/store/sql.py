@@ -1,0 +1,144 @@
+"""Every SQL statement of the SQLite store, once, as constants."""
+
+from __future__ import annotations
+
+MESSAGE_COLUMNS = "id, session, role, content, sender, at, meta"
+_M_COLUMNS = "m.id, m.session, m.role, m.content, m.sender, m.at, m.meta"
+
+CREATE_VERSION_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    version    INTEGER PRIMARY KEY,
+    applied_at INTEGER NOT NULL
+)"""
+SELECT_VERSION = "SELECT max(version) FROM schema_version"
+INSERT_VERSION = "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)"
+
+INSERT_MESSAGE = """
+INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, search_text,
+                      idem_key)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+
+SELECT_BY_KEY = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND idem_key = ?"""
+
+UPSERT_SESSION_COUNTERS = """
+INSERT INTO sessions (tenant, id, message_count, hot_count, hot_bytes, first_at, last_at,
+                      active_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (tenant, id) DO UPDATE SET
+    message_count = message_count + excluded.message_count,
+    hot_count     = hot_count + excluded.hot_count,
+    hot_bytes     = hot_bytes + excluded.hot_bytes,
+    first_at      = min(coalesce(first_at, excluded.first_at), excluded.first_at),
+    last_at       = max(coalesce(last_at, excluded.last_at), excluded.last_at),
+    active_at     = excluded.active_at
+RETURNING hot_count, hot_bytes, cutoff"""
+
+TOUCH_SESSION = """
+INSERT INTO sessions (tenant, id, active_at) VALUES (?, ?, ?)
+ON CONFLICT (tenant, id) DO UPDATE SET active_at = excluded.active_at"""
+
+SELECT_HOT_ROWS = """
+SELECT id, role, size FROM messages WHERE tenant = ? AND session = ? AND id > ? ORDER BY id"""
+
+UPDATE_CUTOFF = """
+UPDATE sessions SET cutoff = ?, hot_count = ?, hot_bytes = ?,
+                    summary_due = max(summary_due, ?)
+WHERE tenant = ? AND id = ?"""
+
+SELECT_RECENT = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ?
+ORDER BY id DESC LIMIT ?"""
+
+SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND id = ?"
+
+SELECT_BEFORE = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND id < ?
+ORDER BY id DESC LIMIT ?"""
+
+SELECT_AFTER = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND id > ?
+ORDER BY id LIMIT ?"""
+
+SELECT_AFTER_CURSOR = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND id > ? AND id <= ?
+ORDER BY id LIMIT ?"""
+
+SELECT_PAGE_SESSION = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages
+WHERE tenant = ? AND session = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
+
+SELECT_PAGE_TENANT = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages
+WHERE tenant = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
+
+# The scope token in the MATCH expression narrows FTS5 to the tenant or session; the WHERE
+# clause repeats the tenant so isolation never rests on the index alone.
+SELECT_FTS = f"""
+SELECT {_M_COLUMNS}, -bm25(messages_fts, 1.0, 0.0) AS score
+FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+WHERE messages_fts MATCH ? AND m.tenant = ? AND m.at >= ?
+ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"""
+
+SELECT_HOT_SUBSTRING_SESSION = f"""
+SELECT {_M_COLUMNS} FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+WHERE m.tenant = ? AND m.session = ? AND m.id > s.cutoff AND m.at >= ?
+  AND instr(lower(m.content), ?) > 0
+ORDER BY m.id DESC LIMIT ?"""
+
+SELECT_MAX_ID = "SELECT max(id) FROM messages"
+
+SELECT_HOT_SUBSTRING_TENANT = f"""
+SELECT {_M_COLUMNS} FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+WHERE m.tenant = ? AND m.id > ? AND m.id > s.cutoff AND m.at >= ?
+  AND instr(lower(m.content), ?) > 0
+ORDER BY m.id DESC LIMIT ?"""
+
+SELECT_SUMMARY = """
+SELECT session, kind, body, cursor, created_at, tokens_in, tokens_out
+FROM summaries WHERE tenant = ? AND session = ?"""
+
+UPSERT_SUMMARY = """
+INSERT INTO summaries (tenant, session, kind, body, cursor, created_at, tokens_in, tokens_out)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (tenant, session) DO UPDATE SET
+    kind = excluded.kind, body = excluded.body, cursor = excluded.cursor,
+    created_at = excluded.created_at, tokens_in = excluded.tokens_in,
+    tokens_out = excluded.tokens_out"""
+
+DELETE_SUMMARY = "DELETE FROM summaries WHERE tenant = ? AND session = ?"
+
+SELECT_SESSION = """
+SELECT id, message_count, hot_count, hot_bytes, cutoff, first_at, last_at, active_at,
+       summary_due
+FROM sessions WHERE tenant = ? AND id = ?"""
+
+SELECT_SESSIONS = """
+SELECT s.id, s.message_count, s.first_at, s.last_at,
+       EXISTS (SELECT 1 FROM summaries u WHERE u.tenant = s.tenant AND u.session = s.id)
+FROM sessions s
+WHERE s.tenant = ? AND (? OR s.id NOT LIKE 'temp-%')
+ORDER BY coalesce(s.last_at, s.active_at) DESC, s.id"""
+
+SELECT_IDLE_SESSIONS = """
+SELECT tenant, id FROM sessions WHERE id LIKE ? ESCAPE '\\' AND active_at < ?"""
+
+DELETE_SESSION_MESSAGES = "DELETE FROM messages WHERE tenant = ? AND session = ?"
+
+CLEAR_SESSION_COUNTERS = """
+UPDATE sessions SET message_count = 0, hot_count = 0, hot_bytes = 0, first_at = NULL,
+                    last_at = NULL, summary_due = 0
+WHERE tenant = ? AND id = ?"""
+
+DELETE_SESSION = "DELETE FROM sessions WHERE tenant = ? AND id = ?"
+
+SELECT_FOR_FORGET = "SELECT session, size FROM messages WHERE tenant = ? AND id = ?"
+
+DELETE_MESSAGE = "DELETE FROM messages WHERE id = ?"
+
+UNCOUNT_MESSAGE = """
+UPDATE sessions SET
+    message_count = message_count - 1,
+    hot_count = hot_count - (? > cutoff),
+    hot_bytes = hot_bytes - (CASE WHEN ? > cutoff THEN ? ELSE 0 END)
+WHERE tenant = ? AND id = ?"""

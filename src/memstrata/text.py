@@ -1,0 +1,91 @@
+"""Pure text helpers: CJK bigrams for the search column, query terms, FTS5 escaping.
+
+SQLite's ``unicode61`` tokenizer keeps a run of Chinese or Japanese characters as one token, so
+a two-character word inside a sentence could never be found. The store therefore indexes a
+*search text* in which every CJK run is rewritten as its overlapping 2-character pairs
+("記憶體" → "記憶 憶體"); queries are rewritten the same way. English words are stemmed by
+FTS5's ``porter`` tokenizer on both sides.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "STOP_WORDS",
+    "bigram_text",
+    "fts_match_expression",
+    "has_cjk",
+    "query_terms",
+]
+
+# Han (incl. extension A and compatibility), kana, Hangul syllables.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+# A word for query purposes: letters/digits (not CJK), or one CJK run.
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+(?:['’][^\\W_{_CJK}]+)?", re.UNICODE)
+
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
+    having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll
+    i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor
+    not of off on once only or other ought our ours ourselves out over own same shan't she she'd
+    she'll she's should shouldn't so some such than that that's the their theirs them themselves
+    then there there's these they they'd they'll they're they've this those through to too under
+    until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where
+    where's which while who who's whom why why's will with won't would wouldn't you you'd you'll
+    you're you've your yours yourself yourselves did does also just""".split()
+)
+
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` holds at least one Chinese, Japanese or Korean character."""
+    return _CJK_CHAR.search(text) is not None
+
+
+def _pairs(run: str) -> str:
+    if len(run) < 2:
+        return run
+    return " ".join(run[i : i + 2] for i in range(len(run) - 1))
+
+
+def bigram_text(text: str) -> str:
+    """The text to index: each CJK run replaced by its overlapping 2-character pairs."""
+    return _CJK_RUN.sub(lambda m: f" {_pairs(m.group())} ", text)
+
+
+def query_terms(query: str) -> list[str]:
+    """The search terms of a free-text query, in order, without duplicates.
+
+    Latin-script words are lower-cased and stop words dropped (a query made only of stop words
+    keeps them, so it still means something); each CJK run becomes its 2-character pairs, or the
+    single character when the run is one character long.
+    """
+    words: list[str] = []
+    for token in _TOKEN.findall(query):
+        if _CJK_CHAR.match(token):
+            words.extend(_pairs(token).split())
+        else:
+            words.append(token.lower().replace("’", "'"))
+    kept = [w for w in words if w not in STOP_WORDS] or words
+    seen: set[str] = set()
+    out: list[str] = []
+    for w in kept:
+        if w not in seen:
+            seen.add(w)
+            out.append(w)
+    return out
+
+
+def fts_match_expression(terms: list[str]) -> str | None:
+    """An FTS5 MATCH expression matching any of ``terms``, every term quoted.
+
+    Quoting makes every character of user input literal: operators (AND, NEAR, ``*``, ``^``,
+    ``:``) and stray quotes can neither raise a syntax error nor change the query's meaning.
+    """
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

@@ -1,0 +1,146 @@
+"""The model-facing tools: JSON-schema definitions and an executor that returns text.
+
+A model's bad arguments come back as error text the model can read and correct; they never
+raise. ``limit`` is clamped to what the settings allow.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from .context import format_time
+from .errors import InvalidInput, NotFound
+from .retrieve import TIME_RANGES
+from .types import Hit, Message
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+__all__ = ["Tools"]
+
+_CHAT_HISTORY_DESCRIPTION = (
+    "Look up this conversation's history beyond the messages you can see. Modes: 'search' "
+    "finds messages by keyword (words or phrases, any language; time-ranged); 'list' shows "
+    "recent messages, newest first, paged with before_id; 'read' shows one message with the "
+    "messages around it, by id. Use it when the user refers to something said earlier that "
+    "is not in view.")
+
+
+def _chat_history_schema(limit_max: int, match_modes: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "mode": {"type": "string", "enum": ["search", "list", "read"],
+                     "description": "search by keyword, list recent messages, or read one by id"},
+            "keyword": {"type": "string",
+                        "description": "search: the words or phrase to look for"},
+            "match": {"type": "string", "enum": match_modes,
+                      "description": "search: how to match (default keyword)"},
+            "time_range": {"type": "string", "enum": list(TIME_RANGES),
+                           "description": "search/list: how far back (1m = 30 days)"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": limit_max,
+                      "description": "search/list: how many messages at most"},
+            "id": {"type": "integer", "description": "read: the message id (the #number)"},
+            "before_id": {"type": "integer",
+                          "description": "list: show messages older than this id (paging)"},
+        },
+        "required": ["mode"],
+        "additionalProperties": False,
+    }
+
+
+class Tools:
+    """The tools of one session, in OpenAI and Anthropic formats, and their executor."""
+
+    def __init__(self, memory: Memory, session: str) -> None:
+        self._memory = memory
+        self.session = session
+        self._tz = ZoneInfo(memory.settings.timezone)
+
+    def _match_modes(self) -> list[str]:
+        return ["keyword"]
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Neutral definitions: name, description, JSON-schema parameters."""
+        return [{
+            "name": "chat_history",
+            "description": _CHAT_HISTORY_DESCRIPTION,
+            "parameters": _chat_history_schema(self._memory.settings.search_limit_max,
+                                               self._match_modes()),
+        }]
+
+    def openai(self) -> list[dict[str, Any]]:
+        """Function definitions for OpenAI-style ``tools=``."""
+        return [{"type": "function", "function": d} for d in self.definitions()]
+
+    def anthropic(self) -> list[dict[str, Any]]:
+        """Tool definitions for Anthropic's ``tools=``."""
+        return [{"name": d["name"], "description": d["description"],
+                 "input_schema": d["parameters"]} for d in self.definitions()]
+
+    async def execute(self, name: str, arguments: dict[str, Any] | str) -> str:
+        """Run a tool call; the returned text is what the model should see."""
+        try:
+            args = json.loads(arguments) if isinstance(arguments, str) else arguments
+        except json.JSONDecodeError as exc:
+            return f"Error: arguments are not valid JSON ({exc.msg})."
+        if not isinstance(args, dict):
+            return "Error: arguments must be a JSON object."
+        if name != "chat_history":
+            known = ", ".join(d["name"] for d in self.definitions())
+            return f"Error: unknown tool {name!r}; available: {known}."
+        try:
+            return await self._chat_history(args)
+        except (InvalidInput, NotFound) as exc:
+            return f"Error: {exc}"
+
+    def _clamp(self, value: Any) -> int | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise InvalidInput("limit", "must be an integer")
+        return max(1, min(int(value), self._memory.settings.search_limit_max))
+
+    async def _chat_history(self, args: dict[str, Any]) -> str:
+        mode = args.get("mode")
+        time_range = args.get("time_range") or "all"
+        if mode == "search":
+            keyword = args.get("keyword")
+            if not isinstance(keyword, str) or not keyword.strip():
+                return "Error: keyword: search needs a non-empty keyword."
+            hits = await self._memory.search(self.session, keyword, match=args.get("match"),
+                                             time_range=time_range,
+                                             limit=self._clamp(args.get("limit")))
+            if not hits:
+                return f"No messages match {keyword!r} (time range {time_range})."
+            return "\n".join(self._hit_line(h) for h in hits)
+        if mode == "list":
+            before = args.get("before_id")
+            messages = await self._memory.recent(self.session, time_range=time_range,
+                                                 limit=self._clamp(args.get("limit")),
+                                                 before_id=before)
+            if not messages:
+                return f"No messages in time range {time_range}."
+            lines = [self._line(m) for m in messages]
+            return "\n".join(lines) + (f"\n(older: before_id={messages[-1].id})"
+                                       if len(messages) == (self._clamp(args.get("limit"))
+                                                            or self._memory.settings.search_limit)
+                                       else "")
+        if mode == "read":
+            mid = args.get("id")
+            if isinstance(mid, str) and mid.lstrip("#").isdigit():
+                mid = int(mid.lstrip("#"))
+            messages = await self._memory.read(mid)  # type: ignore[arg-type]
+            if not any(m.session == self.session for m in messages):
+                return f"Error: id: message {mid} is not in this conversation."
+            return "\n".join(("> " if m.id == mid else "  ") + self._line(m) for m in messages)
+        return "Error: mode: must be one of search, list, read."
+
+    def _line(self, m: Message) -> str:
+        return f"#{m.id} [{format_time(m.at, self._tz)} · {m.sender or m.role}] {m.content}"
+
+    def _hit_line(self, h: Hit) -> str:
+        mark = f"(match {h.rank})" if h.matched else "(context)"
+        return f"{self._line(h.message)} {mark}"
