@@ -106,7 +106,7 @@ class Settings:
         """A copy with some fields changed (validated again)."""
         unknown = sorted(set(changes) - _FIELD_NAMES)
         if unknown:
-            raise InvalidInput(unknown[0], f"unknown setting; known: {', '.join(sorted(_FIELD_NAMES))}")
+            raise InvalidInput(unknown[0], f"unknown setting; known: {_KNOWN}")
         return dataclasses.replace(self, **changes)
 
     @classmethod
@@ -114,7 +114,7 @@ class Settings:
         """Build from a mapping of field names (e.g. a parsed TOML table)."""
         unknown = sorted(set(values) - _FIELD_NAMES)
         if unknown:
-            raise InvalidInput(unknown[0], f"unknown setting; known: {', '.join(sorted(_FIELD_NAMES))}")
+            raise InvalidInput(unknown[0], f"unknown setting; known: {_KNOWN}")
         return cls(**dict(values))
 
     @classmethod
@@ -143,6 +143,7 @@ class Settings:
 
 
 _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Settings))
+_KNOWN = ", ".join(sorted(_FIELD_NAMES))
 _HINTS = get_type_hints(Settings)
 _NONE_WORDS = {"", "none", "null", "off"}
 
@@ -187,7 +188,7 @@ def _check_types(s: Settings) -> None:
             ok = isinstance(value, str)
         if not ok:
             raise InvalidInput(name, f"has the wrong type ({type(value).__name__}); "
-                               f"expected {hint.replace('typing.', '')}")
+                               f"expected {_type_name(hint)}")
 
 
 def _positive(s: Settings, *names: str) -> None:
@@ -200,3 +201,7 @@ def _non_negative(s: Settings, *names: str) -> None:
     for name in names:
         if getattr(s, name) < 0:
             raise InvalidInput(name, f"must be zero or more, got {getattr(s, name)!r}")
+
+
+def _type_name(hint: str) -> str:
+    return hint.replace("typing.", "").replace("<class '", "").replace("'>", "")

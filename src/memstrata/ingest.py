@@ -105,9 +105,8 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
         raise InvalidInput(prefix + "key", f"must be a non-empty string of at most {_MAX_KEY} "
                            "characters, or omitted")
     meta_json = _meta_json(meta, prefix + "meta")
-    return Draft(role=cast(Role, role), content=text, at=at_ns,
-                 sender=cast("str | None", sender), meta_json=meta_json,
-                 key=cast("str | None", key),
+    return Draft(role=role, content=text, at=at_ns, sender=sender, meta_json=meta_json,
+                 key=key,
                  search_text=bigram_text(text) if has_cjk(text) else None,
                  size=len(text.encode("utf-8")))
 

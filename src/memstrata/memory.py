@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from .compaction import CompactionPolicy
 from .config import Settings
 from .context import Context, pack
+from .digest import digest_body
 from .errors import Closed, InvalidInput, NotFound
 from .ingest import check_message_id, check_session, draft, is_temp
 from .retrieve import rank_keyword, since
@@ -24,7 +25,6 @@ from .store import SQLiteStore, Store
 from .text import fts_match_expression, query_terms
 from .transfer import parse_history, parse_records
 from .types import Hit, Message, SessionInfo, SessionStats, Summary
-from .digest import digest_body
 
 if TYPE_CHECKING:
     from .tools import Tools

@@ -24,21 +24,23 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 # A word for query purposes: letters/digits (not CJK), or one CJK run.
-_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+(?:['’][^\\W_{_CJK}]+)?", re.UNICODE)
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+(?:['\u2019][^\\W_{_CJK}]+)?", re.UNICODE)
 
-STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are aren't as at be because been
-    before being below between both but by can can't cannot could couldn't did didn't do does
-    doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
-    having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll
-    i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor
-    not of off on once only or other ought our ours ourselves out over own same shan't she she'd
-    she'll she's should shouldn't so some such than that that's the their theirs them themselves
-    then there there's these they they'd they'll they're they've this those through to too under
-    until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where
-    where's which while who who's whom why why's will with won't would wouldn't you you'd you'll
-    you're you've your yours yourself yourselves did does also just""".split()
+_STOP_TEXT = (
+    "a about above after again against all am an and any are aren't as at be because been "
+    "before being below between both but by can can't cannot could couldn't did didn't do does "
+    "doesn't doing don't down during each few for from further had hadn't has hasn't have "
+    "haven't having he he'd he'll he's her here here's hers herself him himself his how how's i "
+    "i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my "
+    "myself no nor not of off on once only or other ought our ours ourselves out over own same "
+    "shan't she she'd she'll she's should shouldn't so some such than that that's the their "
+    "theirs them themselves then there there's these they they'd they'll they're they've this "
+    "those through to too under until up very was wasn't we we'd we'll we're we've were weren't "
+    "what what's when when's where where's which while who who's whom why why's will with won't "
+    "would wouldn't you you'd you'll you're you've your yours yourself yourselves did does also "
+    "just "
 )
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 def has_cjk(text: str) -> bool:
@@ -69,7 +71,7 @@ def query_terms(query: str) -> list[str]:
         if _CJK_CHAR.match(token):
             words.extend(_pairs(token).split())
         else:
-            words.append(token.lower().replace("’", "'"))
+            words.append(token.lower().replace("\u2019", "'"))
     kept = [w for w in words if w not in STOP_WORDS] or words
     seen: set[str] = set()
     out: list[str] = []

@@ -122,7 +122,7 @@ class SQLiteStore:
         try:
             # aiosqlite's queue runs one callable at a time on its thread: a whole store
             # operation per hop, with nothing interleaved.
-            result: T = await self._conn._execute(fn, self._raw)
+            result: T = await self._conn._execute(fn, self._raw)  # type: ignore[no-untyped-call]
         except sqlite3.Error as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
         except ValueError as exc:
