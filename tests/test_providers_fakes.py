@@ -123,7 +123,7 @@ def test_registry_builds_the_built_ins_without_io() -> None:
     assert {"anthropic", "fake", "openai"} <= set(llm_names())
 
 
-@pytest.mark.parametrize("name", ["nope", "nope:model", "", "hash:big", "local:unknown",
+@pytest.mark.parametrize("name", ["nope", "nope:model", "", "hash:big", "hash:3", "local:unknown",
                                   "openai:text-embedding-3-small@x"])
 def test_bad_embedder_names_are_invalid_input(name: str) -> None:
     with pytest.raises(InvalidInput) as caught:

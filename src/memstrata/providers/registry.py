@@ -123,8 +123,9 @@ def _local(spec: ProviderSpec) -> Embedder:
 def _hash(spec: ProviderSpec) -> Embedder:
     if not spec.model:
         return HashEmbedder()
-    if not spec.model.isdigit():
-        raise InvalidInput(spec.field, f"'hash:<dim>' needs a whole number, got {spec.name!r}")
+    if not spec.model.isdigit() or not 8 <= int(spec.model) <= 4096:
+        raise InvalidInput(spec.field, f"'hash:<dim>' needs a whole number from 8 to 4096, "
+                           f"got {spec.name!r}")
     return HashEmbedder(int(spec.model))
 
 
