@@ -88,4 +88,61 @@ CREATE TABLE summaries (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1,)
+# Error memory (tenant-wide, not tied to a session). ``seq`` is the stable integer rowid the
+# external-content FTS index needs; ``id`` is the public 32-hex id. The search text (tool name,
+# keywords, symptom, cause, action; CJK bigrammed) is written by the store in Python, the
+# triggers copy it into ``error_records_fts``. The embedding is kept with its model id and
+# dimension so a record is compared only with queries embedded by the same model.
+_ERROR_SCOPE = "'e' || hex({p}tenant)"
+
+_V2_ERRORS = f"""
+CREATE TABLE error_records (
+    seq         INTEGER PRIMARY KEY,
+    tenant      TEXT    NOT NULL,
+    id          TEXT    NOT NULL CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'),
+    tool_name   TEXT    NOT NULL,
+    keywords    TEXT    NOT NULL DEFAULT '[]',
+    symptom     TEXT    NOT NULL,
+    cause       TEXT,
+    action      TEXT    NOT NULL,
+    outcome     TEXT    NOT NULL DEFAULT 'resolved'
+                        CHECK (outcome IN ('resolved', 'failed', 'abandoned')),
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    hits        INTEGER NOT NULL DEFAULT 0,
+    search_text TEXT    NOT NULL,
+    embedding   BLOB,
+    embed_model TEXT,
+    embed_dim   INTEGER
+);
+CREATE UNIQUE INDEX error_records_by_id ON error_records (tenant, id);
+CREATE INDEX error_records_by_tool ON error_records (tenant, tool_name);
+CREATE INDEX error_records_by_expiry ON error_records (tenant, expires_at);
+
+CREATE VIEW error_records_search AS
+    SELECT seq, search_text AS body, {_ERROR_SCOPE.format(p="")} AS scope FROM error_records;
+
+CREATE VIRTUAL TABLE error_records_fts USING fts5(
+    body, scope,
+    content = 'error_records_search', content_rowid = 'seq',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER error_records_fts_insert AFTER INSERT ON error_records BEGIN
+    INSERT INTO error_records_fts (rowid, body, scope)
+    VALUES (new.seq, new.search_text, {_ERROR_SCOPE.format(p="new.")});
+END;
+CREATE TRIGGER error_records_fts_delete AFTER DELETE ON error_records BEGIN
+    INSERT INTO error_records_fts (error_records_fts, rowid, body, scope)
+    VALUES ('delete', old.seq, old.search_text, {_ERROR_SCOPE.format(p="old.")});
+END;
+CREATE TRIGGER error_records_fts_update AFTER UPDATE OF search_text, tenant ON error_records
+BEGIN
+    INSERT INTO error_records_fts (error_records_fts, rowid, body, scope)
+    VALUES ('delete', old.seq, old.search_text, {_ERROR_SCOPE.format(p="old.")});
+    INSERT INTO error_records_fts (rowid, body, scope)
+    VALUES (new.seq, new.search_text, {_ERROR_SCOPE.format(p="new.")});
+END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS)
