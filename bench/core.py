@@ -1,0 +1,396 @@
+"""Core engine benchmark: write throughput, context() and keyword search at scale, with baselines.
+
+    python bench/core.py [--messages 1000000] [--sessions 10000] [--samples 10000] [--out DIR]
+
+One run generates a deterministic corpus (see ``_corpus.py``), loads it into memstrata with
+``add_many`` and measures, side by side on the same machine and the same texts:
+
+* ``add_many`` throughput, and the raw FTS5 insert rate it is reported against;
+* ``add`` (one message per commit) against seed 003's ``save_turn`` and LangChain's
+  ``add_messages``;
+* ``context()`` p50/p99 against seed 003's ``load_context(limit=20)`` and LangChain's
+  ``.messages`` (memstrata's window is set to 20 messages to match);
+* keyword ``search`` p50/p95 within one session and across the tenant.
+
+The baselines are bulk-loaded with the same corpus. Results are printed as a table and written
+as JSON under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from _baselines import LangChainStore, SeedStore, langchain_available, raw_fts5_load
+from _corpus import ABSENT_WORDS, Corpus, build, chinese_queries, english_queries, make_message
+
+from memstrata import Memory, Settings
+
+WINDOW = 20
+TARGET_CONTEXT_P99_MS = 2.0
+TARGET_CONTEXT_SPEEDUP = 10.0
+TARGET_ADD_MANY = 20_000.0
+TARGET_SEARCH_P95_MS = 25.0
+
+
+@dataclass
+class Timing:
+    """Per-call latencies of one operation, in milliseconds."""
+
+    calls: int
+    p50: float
+    p95: float
+    p99: float
+    mean: float
+    max: float
+
+
+@dataclass
+class Results:
+    config: dict[str, Any]
+    machine: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)
+    rates: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, Timing] = field(default_factory=dict)
+    sizes_mb: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def percentile(sorted_ms: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile of an ascending list."""
+    if not sorted_ms:
+        return float("nan")
+    k = max(0, min(len(sorted_ms) - 1, round(q / 100 * len(sorted_ms) + 0.5) - 1))
+    return sorted_ms[k]
+
+
+def summarise(ms: list[float]) -> Timing:
+    s = sorted(ms)
+    return Timing(calls=len(s), p50=percentile(s, 50), p95=percentile(s, 95),
+                  p99=percentile(s, 99), mean=sum(s) / len(s), max=s[-1])
+
+
+async def time_calls(args: Sequence[Any], call: Callable[[Any], Awaitable[Any]]) -> Timing:
+    ms: list[float] = []
+    for a in args:
+        t = time.perf_counter_ns()
+        await call(a)
+        ms.append((time.perf_counter_ns() - t) / 1e6)
+    return summarise(ms)
+
+
+def time_sync_calls(args: Sequence[Any], call: Callable[[Any], Any]) -> Timing:
+    ms: list[float] = []
+    for a in args:
+        t = time.perf_counter_ns()
+        call(a)
+        ms.append((time.perf_counter_ns() - t) / 1e6)
+    return summarise(ms)
+
+
+def file_mb(path: Path) -> float:
+    total = 0
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        p = Path(str(path) + suffix)
+        if p.exists():
+            total += p.stat().st_size
+    return total / 2**20
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# -- the phases ----------------------------------------------------------------------------
+
+
+async def bench_memstrata(res: Results, corpus: Corpus, path: Path, samples: int,
+                          rng: random.Random) -> None:
+    settings = Settings(embedder=None, summary_cron=None, window_messages=WINDOW)
+    ids = corpus.session_ids
+    async with Memory.open(str(path), settings=settings, background=False) as mem:
+        log(f"memstrata: add_many of {len(corpus.rows):,} messages in "
+            f"{len(corpus.batches):,} calls")
+        start = time.perf_counter()
+        for s, lo, hi in corpus.batches:
+            await mem.add_many(ids[s], [
+                {"role": r.role, "content": r.content, "sender": r.sender, "at": r.at}
+                for r in corpus.rows[lo:hi]])
+        took = time.perf_counter() - start
+        res.seconds["memstrata_add_many"] = took
+        res.rates["memstrata_add_many"] = len(corpus.rows) / took
+
+        picks = [ids[rng.randrange(len(ids))] for _ in range(samples)]
+        log(f"memstrata: context() x {samples:,}")
+        res.timings["memstrata_context"] = await time_calls(picks, mem.context)
+
+        words = english_queries()
+        zh = chinese_queries(rng, samples)
+        queries: list[tuple[str, str, str]] = []
+        for i in range(samples):
+            roll = rng.random()
+            if roll < 0.4:
+                kind, q = "english", rng.choice(words)
+            elif roll < 0.8:
+                kind, q = "chinese", zh[i]
+            else:
+                kind, q = "absent", rng.choice(ABSENT_WORDS)
+            queries.append((kind, ids[rng.randrange(len(ids))], q))
+        log(f"memstrata: search within a session x {samples:,}")
+        by_kind: dict[str, list[float]] = {"english": [], "chinese": [], "absent": []}
+        hits = 0
+        for kind, sid, q in queries:
+            t = time.perf_counter_ns()
+            found = await mem.search(sid, q)
+            by_kind[kind].append((time.perf_counter_ns() - t) / 1e6)
+            hits += bool(found)
+        res.timings["memstrata_search_session"] = summarise(
+            [x for v in by_kind.values() for x in v])
+        for kind, v in by_kind.items():
+            if v:
+                res.timings[f"memstrata_search_session_{kind}"] = summarise(v)
+        res.rates["search_session_nonempty_share"] = hits / len(queries)
+
+        tenant_n = max(20, samples // 50)
+        log(f"memstrata: search across the tenant x {tenant_n:,}")
+        res.timings["memstrata_search_tenant"] = await time_calls(
+            [q for _, _, q in queries[:tenant_n]], lambda q: mem.search(None, q))
+        res.notes.append(f"Tenant-wide search sampled {tenant_n:,} calls (same query mix).")
+
+        log(f"memstrata: add() x {samples:,}")
+        fresh = [(ids[rng.randrange(len(ids))], "user" if i % 2 == 0 else "assistant",
+                  make_message(rng, "user" if i % 2 == 0 else "assistant"))
+                 for i in range(samples)]
+        start = time.perf_counter()
+        for sid, role, text in fresh:
+            await mem.add(sid, role, text)
+        res.rates["memstrata_add"] = samples / (time.perf_counter() - start)
+    res.sizes_mb["memstrata"] = file_mb(path)
+
+
+async def bench_seed(res: Results, corpus: Corpus, path: Path, samples: int,
+                     write_samples: int, rng: random.Random) -> None:
+    ids = corpus.session_ids
+    seed = SeedStore(str(path))
+    log("seed 003: bulk load")
+    start = time.perf_counter()
+    seed.bulk_load(corpus.rows, ids)
+    res.seconds["seed_bulk_load"] = time.perf_counter() - start
+    picks = [ids[rng.randrange(len(ids))] for _ in range(samples)]
+    log(f"seed 003: load_context(limit=20) x {samples:,}")
+    res.timings["seed_load_context"] = await time_calls(picks, seed.load_context)
+    log(f"seed 003: save_turn x {write_samples:,}")
+    fresh = [(ids[rng.randrange(len(ids))], "user" if i % 2 == 0 else "assistant",
+              make_message(rng, "user")) for i in range(write_samples)]
+    start = time.perf_counter()
+    for sid, role, text in fresh:
+        await seed.save_turn(sid, role, text)
+    res.rates["seed_save_turn"] = write_samples / (time.perf_counter() - start)
+    res.sizes_mb["seed"] = file_mb(path)
+
+
+def bench_langchain(res: Results, corpus: Corpus, path: Path, samples: int,
+                    write_samples: int, rng: random.Random) -> None:
+    ids = corpus.session_ids
+    lc = LangChainStore(str(path))
+    try:
+        log("LangChain: bulk load")
+        start = time.perf_counter()
+        lc.bulk_load(corpus.rows, ids)
+        res.seconds["langchain_bulk_load"] = time.perf_counter() - start
+        read_n = max(20, samples // 100)
+        histories = [lc.history(ids[rng.randrange(len(ids))]) for _ in range(read_n)]
+        log(f"LangChain: .messages x {read_n:,}")
+        res.timings["langchain_messages"] = time_sync_calls(histories, lambda h: h.messages)
+        res.notes.append(f"LangChain `.messages` sampled {read_n:,} calls: the library creates "
+                         "no index on session_id, so each read scans the whole table. History "
+                         "objects are built outside the timed region.")
+        log(f"LangChain: add_messages x {write_samples:,}")
+        targets = [(lc.history(ids[rng.randrange(len(ids))]),
+                    lc.message("user" if i % 2 == 0 else "assistant",
+                               make_message(rng, "user")))
+                   for i in range(write_samples)]
+        start = time.perf_counter()
+        for history, message in targets:
+            history.add_messages([message])
+        res.rates["langchain_add_messages"] = write_samples / (time.perf_counter() - start)
+    finally:
+        lc.close()
+    res.sizes_mb["langchain"] = file_mb(path)
+
+
+# -- report --------------------------------------------------------------------------------
+
+
+def _fmt_rate(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.0f}/s"
+
+
+def _fmt_ms(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f} ms"
+
+
+def table_rows(res: Results) -> list[list[str]]:
+    """[metric, memstrata, baseline, ratio, target, met?] rows."""
+    r, t = res.rates, res.timings
+    rows: list[list[str]] = []
+
+    def ratio(a: float | None, b: float | None, label: str) -> str:
+        return "—" if a is None or b is None or b == 0 else f"{a / b:.2f}× {label}"
+
+    am, raw = r.get("memstrata_add_many"), r.get("raw_fts5_insert")
+    rows.append(["add_many throughput", _fmt_rate(am), f"raw FTS5 {_fmt_rate(raw)}",
+                 ratio(am, raw, "of raw"), "≥ 20,000/s",
+                 "yes" if am is not None and am >= TARGET_ADD_MANY else "NO"])
+    add = r.get("memstrata_add")
+    for key, name in (("seed_save_turn", "seed-003 save_turn"),
+                      ("langchain_add_messages", "LangChain add_messages")):
+        if key in r:
+            rows.append(["write, 1 message per commit", _fmt_rate(add),
+                         f"{name} {_fmt_rate(r[key])}", ratio(add, r[key], "faster"), "", ""])
+    ctx = t.get("memstrata_context")
+    seed = t.get("seed_load_context")
+    speed50 = ratio(seed.p50, ctx.p50, "faster") if ctx and seed else "—"
+    speed99 = ratio(seed.p99, ctx.p99, "faster") if ctx and seed else "—"
+    rows.append(["context() p50 (20 msgs)", _fmt_ms(ctx.p50 if ctx else None),
+                 f"seed-003 load_context {_fmt_ms(seed.p50 if seed else None)}", speed50, "", ""])
+    met99 = bool(ctx and ctx.p99 <= TARGET_CONTEXT_P99_MS)
+    met_speed = bool(ctx and seed and seed.p99 / ctx.p99 >= TARGET_CONTEXT_SPEEDUP)
+    rows.append(["context() p99 (20 msgs)", _fmt_ms(ctx.p99 if ctx else None),
+                 f"seed-003 load_context {_fmt_ms(seed.p99 if seed else None)}", speed99,
+                 "≤ 2 ms, ≥ 10× seed",
+                 ("yes" if met99 else "NO") + " / " + ("yes" if met_speed else "NO")])
+    lc = t.get("langchain_messages")
+    if lc and ctx:
+        rows.append(["context() p50 vs full session read", _fmt_ms(ctx.p50),
+                     f"LangChain .messages {_fmt_ms(lc.p50)}",
+                     ratio(lc.p50, ctx.p50, "faster"), "", ""])
+        rows.append(["context() p99 vs full session read", _fmt_ms(ctx.p99),
+                     f"LangChain .messages {_fmt_ms(lc.p99)}",
+                     ratio(lc.p99, ctx.p99, "faster"), "", ""])
+    ss = t.get("memstrata_search_session")
+    if ss:
+        rows.append(["search in a session p50", _fmt_ms(ss.p50), "", "", "", ""])
+        rows.append(["search in a session p95", _fmt_ms(ss.p95), "", "", "≤ 25 ms",
+                     "yes" if ss.p95 <= TARGET_SEARCH_P95_MS else "NO"])
+    st = t.get("memstrata_search_tenant")
+    if st:
+        rows.append(["search across tenant p50", _fmt_ms(st.p50), "", "", "", ""])
+        rows.append(["search across tenant p95", _fmt_ms(st.p95), "", "", "", ""])
+    return rows
+
+
+def render_table(rows: list[list[str]]) -> str:
+    head = ["metric", "memstrata", "baseline", "ratio", "target", "met?"]
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
+    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+              for row in rows]
+    return "\n".join(lines)
+
+
+def detail_lines(res: Results) -> list[str]:
+    out = []
+    for name, tm in res.timings.items():
+        out.append(f"  {name:<36} n={tm.calls:>6,}  p50 {tm.p50:8.2f}  p95 {tm.p95:8.2f}  "
+                   f"p99 {tm.p99:8.2f}  mean {tm.mean:8.2f}  max {tm.max:8.2f} ms")
+    for name, sec in res.seconds.items():
+        out.append(f"  {name:<36} {sec:,.1f} s")
+    for name, mb in res.sizes_mb.items():
+        out.append(f"  {name + ' database':<36} {mb:,.0f} MiB")
+    return out
+
+
+# -- main ----------------------------------------------------------------------------------
+
+
+async def run(args: argparse.Namespace) -> Results:
+    rng = random.Random(args.seed + 1)
+    res = Results(
+        config={"messages": args.messages, "sessions": args.sessions, "samples": args.samples,
+                "batch": args.batch, "seed": args.seed, "window_messages": WINDOW},
+        machine={"cpus": os.cpu_count(), "python": platform.python_version(),
+                 "sqlite": sqlite3.sqlite_version, "platform": platform.platform()})
+    log(f"corpus: {args.messages:,} messages over {args.sessions:,} sessions")
+    start = time.perf_counter()
+    corpus = build(args.messages, args.sessions, batch=args.batch, seed=args.seed)
+    res.seconds["corpus_build"] = time.perf_counter() - start
+    zh = sum(1 for r in corpus.rows if not r.content.isascii())
+    res.config["chinese_share"] = zh / len(corpus.rows)
+    res.config["mean_chars"] = sum(len(r.content) for r in corpus.rows) / len(corpus.rows)
+    res.config["add_many_calls"] = len(corpus.batches)
+    write_samples = min(args.samples, 2000)
+
+    work = Path(tempfile.mkdtemp(prefix="memstrata-bench-", dir=args.work_dir))
+    try:
+        log("raw FTS5 insert")
+        took = raw_fts5_load(str(work / "raw.db"), corpus.rows, corpus.session_ids)
+        res.seconds["raw_fts5_insert"] = took
+        res.rates["raw_fts5_insert"] = len(corpus.rows) / took
+        res.sizes_mb["raw_fts5"] = file_mb(work / "raw.db")
+        (work / "raw.db").unlink()
+
+        await bench_memstrata(res, corpus, work / "memstrata.db", args.samples, rng)
+        await bench_seed(res, corpus, work / "seed.db", args.samples, write_samples, rng)
+        res.notes.append(f"Writes one message per commit: memstrata {args.samples:,} calls, "
+                         f"baselines {write_samples:,} calls each.")
+        why_not = langchain_available()
+        if why_not is None:
+            bench_langchain(res, corpus, work / "langchain.db", args.samples, write_samples,
+                            rng)
+        else:
+            res.notes.append(f"LangChain baseline skipped: {why_not}")
+    finally:
+        if args.keep:
+            log(f"databases kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return res
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--messages", type=int, default=1_000_000)
+    p.add_argument("--sessions", type=int, default=10_000)
+    p.add_argument("--samples", type=int, default=10_000,
+                   help="calls per per-call timing (fewer where a baseline is slow; see notes)")
+    p.add_argument("--batch", type=int, default=500, help="largest add_many call")
+    p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    p.add_argument("--work-dir", default=None, help="where the databases are built")
+    p.add_argument("--keep", action="store_true", help="keep the databases afterwards")
+    args = p.parse_args(argv)
+
+    res = asyncio.run(run(args))
+    rows = table_rows(res)
+    print(f"memstrata core benchmark: {args.messages:,} messages, {args.sessions:,} sessions, "
+          f"{res.machine['cpus']} CPUs, SQLite {res.machine['sqlite']}, "
+          f"Python {res.machine['python']}")
+    print(render_table(rows))
+    print("\n".join(detail_lines(res)))
+    for note in res.notes:
+        print(f"note: {note}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / f"core-{args.messages}.json"
+    payload = asdict(res) | {"table": rows}
+    out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"results: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
