@@ -22,7 +22,6 @@ from datetime import datetime
 from typing import Any
 
 import aiosqlite
-
 from _corpus import Row
 
 __all__ = ["LangChainStore", "SeedStore", "Turn", "raw_fts5_load"]
@@ -132,7 +131,7 @@ class SeedStore:
         async with aiosqlite.connect(self.path) as db:
             db.row_factory = aiosqlite.Row
             async with db.execute(_SEED_LOAD, (session_id, limit)) as cursor:
-                rows = await cursor.fetchall()
+                rows = list(await cursor.fetchall())
         return [Turn(id=row["id"], session_id=row["session_id"], role=row["role"],
                      content=row["content"],
                      created_at=datetime.fromisoformat(row["created_at"]),

@@ -10,6 +10,7 @@ session still open, so long sessions are spread over the file the way they would
 months of use, and each piece is exactly what one ``add_many`` call writes.
 """
 
+# ruff: noqa: RUF001  (full-width punctuation is part of the Chinese phrase banks)
 from __future__ import annotations
 
 import math
@@ -80,12 +81,12 @@ _ZH_OPENERS = (
     "我想一下，", "太好了，",
 )
 _ZH_SUBJECTS = (
-    "我", "我們", "我姐姐", "團隊", "房東", "主管", "醫生", "小明", "孩子們", "客戶", "新來的實習生",
-    "鄰居", "我媽媽", "同事",
+    "我", "我們", "我姐姐", "團隊", "房東", "主管", "醫生", "小明", "孩子們", "客戶",
+    "新來的實習生", "鄰居", "我媽媽", "同事",
 )
 _ZH_VERBS = (
-    "預訂了", "取消了", "延後了", "完成了", "開始了", "修好了", "忘記了", "規劃了", "檢查了", "訂購了",
-    "討論了", "測試了", "部署了", "付清了", "重寫了", "比較了",
+    "預訂了", "取消了", "延後了", "完成了", "開始了", "修好了", "忘記了", "規劃了", "檢查了",
+    "訂購了", "討論了", "測試了", "部署了", "付清了", "重寫了", "比較了",
 )
 _ZH_OBJECTS = (
     "去大阪的機票", "牙醫的預約", "季度報告", "廚房的水槽", "資料庫遷移", "生日蛋糕", "登山行程",

@@ -249,7 +249,7 @@ def table_rows(res: Results) -> list[list[str]]:
     rows: list[list[str]] = []
 
     def ratio(a: float | None, b: float | None, label: str) -> str:
-        return "—" if a is None or b is None or b == 0 else f"{a / b:.2f}× {label}"
+        return "—" if a is None or b is None or b == 0 else f"{a / b:.2f}x {label}"
 
     am, raw = r.get("memstrata_add_many"), r.get("raw_fts5_insert")
     rows.append(["add_many throughput", _fmt_rate(am), f"raw FTS5 {_fmt_rate(raw)}",
@@ -271,7 +271,7 @@ def table_rows(res: Results) -> list[list[str]]:
     met_speed = bool(ctx and seed and seed.p99 / ctx.p99 >= TARGET_CONTEXT_SPEEDUP)
     rows.append(["context() p99 (20 msgs)", _fmt_ms(ctx.p99 if ctx else None),
                  f"seed-003 load_context {_fmt_ms(seed.p99 if seed else None)}", speed99,
-                 "≤ 2 ms, ≥ 10× seed",
+                 "≤ 2 ms, ≥ 10x seed",
                  ("yes" if met99 else "NO") + " / " + ("yes" if met_speed else "NO")])
     lc = t.get("langchain_messages")
     if lc and ctx:
