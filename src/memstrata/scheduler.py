@@ -1,0 +1,140 @@
+"""When summary runs happen: the retry backoff of a failing session and a small cron runner.
+
+``next_retry`` is pure: a session whose run failed waits 15 minutes, then 30, 60, … up to a
+day, so a chunk that always fails is not billed on every tick. ``CronRunner`` is an asyncio
+task that sleeps until the next time of a cron expression and calls ``tick``; choosing the
+sessions, leases and the database side belong to the caller's ``tick``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from croniter import croniter  # type: ignore[import-untyped]
+
+from .errors import InvalidInput
+
+__all__ = ["BACKOFF_BASE_NS", "BACKOFF_MAX_NS", "CronRunner", "check_cron", "next_retry"]
+
+log = logging.getLogger(__name__)
+
+BACKOFF_BASE_NS = 15 * 60 * 1_000_000_000
+BACKOFF_MAX_NS = 24 * 60 * 60 * 1_000_000_000
+
+
+def next_retry(failures: int, now_ns: int) -> int:
+    """When a session that failed ``failures`` times in a row may be tried again (UTC ns).
+
+    No failures → now. The wait doubles from 15 minutes and is capped at 24 hours.
+    """
+    if failures <= 0:
+        return now_ns
+    # Past 2**7 * 15 min the cap applies anyway; bounding the exponent keeps the number small.
+    wait = BACKOFF_BASE_NS << min(failures - 1, 16)
+    return now_ns + min(wait, BACKOFF_MAX_NS)
+
+
+def check_cron(expr: str, field: str = "summary_cron") -> str:
+    """``expr`` stripped, or ``InvalidInput`` naming ``field`` when it is not a cron
+    expression (five fields; a sixth, seconds, is accepted)."""
+    if not isinstance(expr, str) or not expr.strip():
+        raise InvalidInput(field, "must be a cron expression such as '*/15 * * * *' "
+                           "(or None to turn the scheduler off)")
+    text = " ".join(expr.split())
+    if len(text.split(" ")) not in (5, 6) or not croniter.is_valid(text):
+        raise InvalidInput(field, f"{expr!r} is not a valid cron expression; expected five "
+                           "fields 'minute hour day-of-month month day-of-week', e.g. "
+                           "'*/15 * * * *'")
+    return text
+
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+Tick = Callable[[], Awaitable[None]]
+
+
+class CronRunner:
+    """Calls ``tick`` at every time of the cron expression ``expr`` until stopped.
+
+    ``clock`` (epoch seconds) and ``sleep`` are injectable so tests need not wait; times are
+    computed in ``timezone`` (an IANA name) so ``0 3 * * *`` means 03:00 local. A tick that
+    raises is logged and passed to ``on_error``; the runner keeps going. Ticks never overlap: a
+    tick that runs past the next time makes the runner skip to the following one.
+    """
+
+    def __init__(self, expr: str, tick: Tick, *, clock: Clock = time.time,
+                 sleep: Sleep = asyncio.sleep, timezone: str = "UTC",
+                 on_error: Callable[[BaseException], None] | None = None) -> None:
+        self.expr = check_cron(expr)
+        self._tick = tick
+        self._clock = clock
+        self._sleep = sleep
+        self._tz = ZoneInfo(timezone)
+        self._on_error = on_error
+        self._task: asyncio.Task[None] | None = None
+        self._ticking = False
+        self._stopping = False
+        self._last: float | None = None
+        self.ticks = 0
+        """Ticks run so far (failed ones included)."""
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def next_time(self, after: float) -> float:
+        """The first cron time strictly after ``after`` (epoch seconds)."""
+        start = datetime.fromtimestamp(after, UTC).astimezone(self._tz)
+        nxt: datetime = croniter(self.expr, start).get_next(datetime)
+        return nxt.timestamp()
+
+    def start(self) -> None:
+        """Start the background task (call from a running event loop); idempotent."""
+        if self.running:
+            return
+        self._stopping = False
+        self._task = asyncio.get_running_loop().create_task(self._loop(),
+                                                           name=f"cron {self.expr}")
+
+    async def stop(self) -> None:
+        """Stop the runner. A tick in progress is allowed to finish (a summary run saves per
+        chunk, and cutting one off mid-save helps nobody); a sleep is cut short."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self._stopping = True
+        if not self._ticking:
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    async def _loop(self) -> None:
+        while not self._stopping:
+            now = self._clock()
+            # Never fire the same slot twice, even if the clock or the sleep was a bit early.
+            due = self.next_time(max(now, self._last) if self._last is not None else now)
+            await self._sleep(max(0.0, due - now))
+            if self._stopping:
+                return
+            self._last = due
+            await self._run_tick()
+
+    async def _run_tick(self) -> None:
+        self._ticking = True
+        try:
+            await self._tick()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("scheduled tick failed")
+            if self._on_error is not None:
+                self._on_error(exc)
+        finally:
+            self._ticking = False
+            self.ticks += 1
