@@ -28,7 +28,7 @@ def cli(db: Path | None, *args: str, stdin: str | None = None,
         env: dict[str, str] | None = None) -> Result:
     """Run the CLI in-process against ``db`` (``None``: no ``--db`` option)."""
     argv = (["--db", str(db)] if db is not None else []) + list(args)
-    return CliRunner().invoke(app, argv, stdin=stdin, env={**ENV, **(env or {})})
+    return CliRunner().invoke(app, argv, input=stdin, env={**ENV, **(env or {})})
 
 
 def ok(result: Result) -> Result:
