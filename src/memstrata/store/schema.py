@@ -145,4 +145,53 @@ BEGIN
 END;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS)
+# Semantic recall. ``vectors`` holds one embedding per hot message (with the model id and
+# dimension that made it); ``index_queue`` is the indexer's backlog, claimed in batches so two
+# indexers never embed the same message. ``sessions.vector_version`` changes (to a random value,
+# so a removed and re-created session cannot match an old cache entry) in the same transaction
+# as any change to the session's vectors; in-process caches are validated against it.
+_V3_VECTORS = """
+CREATE TABLE vectors (
+    message_id INTEGER PRIMARY KEY,
+    tenant     TEXT    NOT NULL,
+    session    TEXT    NOT NULL,
+    model      TEXT    NOT NULL,
+    dim        INTEGER NOT NULL,
+    vec        BLOB    NOT NULL
+);
+CREATE INDEX vectors_by_session ON vectors (tenant, session, message_id);
+
+CREATE TABLE index_queue (
+    message_id INTEGER PRIMARY KEY,
+    tenant     TEXT    NOT NULL,
+    session    TEXT    NOT NULL,
+    claimed_by TEXT,
+    claimed_at INTEGER,
+    attempts   INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX index_queue_by_session ON index_queue (tenant, session);
+
+ALTER TABLE sessions ADD COLUMN vector_version INTEGER NOT NULL DEFAULT 0;
+
+CREATE TRIGGER messages_vectors_delete AFTER DELETE ON messages BEGIN
+    DELETE FROM vectors WHERE message_id = old.id;
+    DELETE FROM index_queue WHERE message_id = old.id;
+END;
+"""
+
+# Summary runs: a lease per session (so two workers never summarise it at once; it expires, so
+# a crashed worker frees it) and the failure back-off with the last error.
+_V4_SUMMARY_RUNS = """
+CREATE TABLE summary_runs (
+    tenant      TEXT    NOT NULL,
+    session     TEXT    NOT NULL,
+    lease_owner TEXT,
+    lease_until INTEGER,
+    failures    INTEGER NOT NULL DEFAULT 0,
+    retry_at    INTEGER,
+    last_error  TEXT,
+    PRIMARY KEY (tenant, session)
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS, _V3_VECTORS, _V4_SUMMARY_RUNS)
