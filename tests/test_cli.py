@@ -319,3 +319,36 @@ def test_real_process_round_trip_and_error(tmp_path: Path) -> None:
     bad = run_module("--db", db, "add", "s", "system", "hi", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.startswith("error: role")
     assert "Traceback" not in bad.stderr
+
+
+# -- the core, as the CLI's callers meet it ------------------------------------------------
+# Known defects in modules the CLI builds on. strict=True: when one is fixed the test passes,
+# the run fails, and the marker is removed.
+
+
+@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError,
+                   reason="transfer._line_record decodes bytes without mapping the error")
+def test_core_import_of_undecodable_bytes_is_invalid_input() -> None:
+    from memstrata.errors import InvalidInput
+
+    async def go() -> None:
+        async with Memory.open(":memory:", settings=Settings(embedder=None),
+                               background=False) as mem:
+            with pytest.raises(InvalidInput, match="line 1"):
+                await mem.import_("s", [b"\xff"])
+
+    asyncio.run(go())
+
+
+@pytest.mark.xfail(strict=True, reason="parse_history reports sendAt as 'at'")
+def test_core_history_error_names_the_field_as_written() -> None:
+    from memstrata.errors import InvalidInput
+
+    async def go() -> None:
+        async with Memory.open(":memory:", settings=Settings(embedder=None),
+                               background=False) as mem:
+            with pytest.raises(InvalidInput, match=r"history\[0\]\.sendAt"):
+                await mem.import_history("s", [{"role": "user", "content": "x",
+                                                "sendAt": "12"}])
+
+    asyncio.run(go())
