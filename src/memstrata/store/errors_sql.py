@@ -1,0 +1,70 @@
+"""Every SQL statement of the SQLite error-memory store, once, as constants.
+
+Every statement names the tenant in its WHERE clause, and every read skips expired records
+(``expires_at <= now``), so an expired record is never returned even before it is swept.
+"""
+
+from __future__ import annotations
+
+# Column order read by sqlite_errors._row_record.
+ERROR_COLUMNS = ("id, tool_name, keywords, symptom, cause, action, outcome, created_at, "
+                 "expires_at, hits")
+_E_COLUMNS = ", ".join("e." + c.strip() for c in ERROR_COLUMNS.split(","))
+
+# One statement serves both "all tools" (:tool is NULL) and "one tool".
+_TOOL = "(:tool IS NULL OR {p}tool_name = :tool)"
+
+INSERT_ERROR = """
+INSERT INTO error_records (tenant, id, tool_name, keywords, symptom, cause, action, outcome,
+                           created_at, expires_at, hits, search_text, embedding, embed_model,
+                           embed_dim)
+VALUES (:tenant, :id, :tool_name, :keywords, :symptom, :cause, :action, :outcome,
+        :created_at, :expires_at, :hits, :search_text, :embedding, :embed_model, :embed_dim)"""
+
+# Candidates of the semantic pass: live records embedded by the query's model.
+SELECT_ERROR_VECTORS = f"""
+SELECT seq, embedding FROM error_records
+WHERE tenant = :tenant AND expires_at > :now AND {_TOOL.format(p="")}
+  AND embedding IS NOT NULL AND embed_model = :model AND embed_dim = :dim"""
+
+# The scope token repeats the tenant inside FTS5; the WHERE clause keeps isolation from
+# resting on the index alone. ``vectored`` tells the caller whether the semantic pass could
+# judge the record.
+SELECT_ERROR_FTS = f"""
+SELECT e.seq, -bm25(error_records_fts, 1.0, 0.0) AS score,
+       (e.embedding IS NOT NULL AND e.embed_model IS :model AND e.embed_dim IS :dim)
+FROM error_records_fts JOIN error_records e ON e.seq = error_records_fts.rowid
+WHERE error_records_fts MATCH :match AND e.tenant = :tenant AND e.expires_at > :now
+  AND {_TOOL.format(p="e.")}
+ORDER BY score DESC LIMIT :limit"""
+
+# Substring scan over the fields as written (ASCII case-insensitive, like SQLite's lower()):
+# finds what tokenising misses, e.g. part of a word or a one-character CJK query.
+SELECT_ERROR_SUBSTRING = f"""
+SELECT seq, (embedding IS NOT NULL AND embed_model IS :model AND embed_dim IS :dim)
+FROM error_records
+WHERE tenant = :tenant AND expires_at > :now AND {_TOOL.format(p="")}
+  AND instr(lower(tool_name || char(10) || keywords || char(10) || symptom || char(10) ||
+                  coalesce(cause, '') || char(10) || action), :needle) > 0
+ORDER BY created_at DESC LIMIT :limit"""
+
+RENEW_ERROR = f"""
+UPDATE error_records SET hits = hits + 1, expires_at = :until
+WHERE tenant = :tenant AND seq = :seq
+RETURNING {ERROR_COLUMNS}"""
+
+# Ids are lower-case hex and the prefix is checked to be hex, so GLOB sees no wildcard but
+# the trailing ``*``, and the (tenant, id) index serves it.
+SELECT_ERROR_PREFIX = f"""
+SELECT {ERROR_COLUMNS} FROM error_records
+WHERE tenant = :tenant AND id GLOB :prefix || '*' AND expires_at > :now
+ORDER BY id LIMIT :limit"""
+
+SELECT_ERRORS = f"""
+SELECT {_E_COLUMNS} FROM error_records e
+WHERE e.tenant = :tenant AND e.expires_at > :now AND {_TOOL.format(p="e.")}
+ORDER BY e.created_at DESC, e.seq DESC"""
+
+DELETE_ERROR = "DELETE FROM error_records WHERE tenant = :tenant AND id = :id"
+
+SWEEP_ERRORS = "DELETE FROM error_records WHERE tenant = :tenant AND expires_at <= :now"
