@@ -13,6 +13,7 @@ from memstrata.scheduler import (
     BACKOFF_MAX_NS,
     CronRunner,
     check_cron,
+    is_due,
     next_retry,
 )
 
@@ -26,6 +27,17 @@ def test_backoff_doubles_from_15_minutes_up_to_a_day() -> None:
         15, 30, 60, 120, 240, 480, 960, 1440]
     assert next_retry(50, now) - now == BACKOFF_MAX_NS
     assert BACKOFF_BASE_NS == 15 * MIN_NS
+
+
+def test_is_due_skips_temp_idle_and_backed_off_sessions() -> None:
+    now = 10_000 * MIN_NS
+    assert is_due("s1", pending=True, now_ns=now)
+    assert not is_due("s1", pending=False, now_ns=now)
+    assert not is_due("temp-x", pending=True, now_ns=now)
+    assert not is_due("s1", pending=True, failures=2, last_failure_ns=now - 29 * MIN_NS,
+                      now_ns=now)
+    assert is_due("s1", pending=True, failures=2, last_failure_ns=now - 30 * MIN_NS,
+                  now_ns=now)
 
 
 @pytest.mark.parametrize("expr", ["", "   ", "every 15 minutes", "* * *", "61 * * * *",

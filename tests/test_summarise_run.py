@@ -156,6 +156,17 @@ async def test_the_next_run_resumes_from_the_saved_cursor() -> None:
     assert result.cursor == 6
 
 
+async def test_messages_at_or_before_the_cursor_are_not_merged_again() -> None:
+    llm = FakeLLM([summary_reply("x")])
+    previous = Summary(session="s", kind="llm", body={}, cursor=4, created_at=0)
+    saves = Saves()
+    await run_summary(llm, settings=Settings(), previous=previous, messages=dialogue(6),
+                      save=saves)
+    sent = llm.calls[0].messages[0]["content"]
+    assert "dddddddddd" not in sent and "eeeeeeeeee" in sent
+    assert saves.cursors == [6]
+
+
 async def test_no_messages_means_no_call_and_no_save() -> None:
     saves = Saves()
     result = await run_summary(FakeLLM(), settings=Settings(), previous=None, messages=[],

@@ -19,8 +19,10 @@ from zoneinfo import ZoneInfo
 from croniter import croniter  # type: ignore[import-untyped]
 
 from .errors import InvalidInput
+from .ingest import is_temp
 
-__all__ = ["BACKOFF_BASE_NS", "BACKOFF_MAX_NS", "CronRunner", "check_cron", "next_retry"]
+__all__ = ["BACKOFF_BASE_NS", "BACKOFF_MAX_NS", "CronRunner", "check_cron", "is_due",
+           "next_retry"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,18 @@ def next_retry(failures: int, now_ns: int) -> int:
     # Past 2**7 * 15 min the cap applies anyway; bounding the exponent keeps the number small.
     wait = BACKOFF_BASE_NS << min(failures - 1, 16)
     return now_ns + min(wait, BACKOFF_MAX_NS)
+
+
+def is_due(session: str, *, pending: bool, failures: int = 0,
+           last_failure_ns: int | None = None, now_ns: int) -> bool:
+    """Whether a scheduled tick should summarise ``session`` now: it is not a ``temp-``
+    scratch session, it has messages after its cursor, and it is not backed off after
+    ``failures`` failed runs in a row (the last at ``last_failure_ns``)."""
+    if is_temp(session) or not pending:
+        return False
+    if failures <= 0 or last_failure_ns is None:
+        return True
+    return now_ns >= next_retry(failures, last_failure_ns)
 
 
 def check_cron(expr: str, field: str = "summary_cron") -> str:

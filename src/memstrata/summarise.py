@@ -314,7 +314,9 @@ async def run_summary(llm: LLM, *, settings: Settings, previous: Summary | None,
     """
     tally = _Tally(body=dict(previous.body) if previous else None,
                    cursor=previous.cursor if previous else None)
-    inputs = sorted(messages, key=lambda m: m.id)
+    floor = previous.cursor if previous is not None and previous.cursor is not None else -1
+    # Messages the summary already absorbed are never merged twice, whatever the caller passed.
+    inputs = sorted((m for m in messages if m.id > floor), key=lambda m: m.id)
     if not inputs:
         return tally.result()
     if previous is not None and previous.cursor is None:
