@@ -166,7 +166,8 @@ def _options(
         "--db", metavar="PATH",
         help="Database file or sqlite:/// URL [default: $MEMSTRATA_DB, else memory.db in the "
              "user data directory]", show_default=False)] = None,
-    tenant: Annotated[str, typer.Option(help="Tenant (namespace) to work in.")] = "default",
+    tenant: Annotated[str, typer.Option(metavar="NAME",
+                                        help="Tenant (namespace) to work in.")] = "default",
     config: Annotated[Path | None, typer.Option(
         "--config", metavar="FILE.toml", help="Settings file; MEMSTRATA_* variables override it.",
         dir_okay=False)] = None,
@@ -201,10 +202,11 @@ def add(
     session: Annotated[str, typer.Argument(help="Session id.")],
     role: Annotated[str, typer.Argument(help="user or assistant.")],
     text: Annotated[str, typer.Argument(help="The message text.")],
-    sender: Annotated[str | None, typer.Option(help="Display name of the author.")] = None,
+    sender: Annotated[str | None, typer.Option(metavar="NAME",
+                                               help="Display name of the author.")] = None,
     at: Annotated[str | None, typer.Option(
-        help="When it was said: ISO 8601 (in the configured timezone unless it has an "
-             "offset) or Unix nanoseconds. Default: now.")] = None,
+        metavar="TIME", help="When it was said: ISO 8601 (in the configured timezone unless "
+                             "it has an offset) or Unix nanoseconds. Default: now.")] = None,
 ) -> None:
     """Store one message."""
     state = _state(ctx)
@@ -217,19 +219,6 @@ def add(
         _emit_json(_message_json(m, state.tz()))
     else:
         _out().print(f"added #{m.id} to {m.session} at {format_time(m.at, state.tz())}")
-
-
-@app.command()
-def forget(ctx: typer.Context,
-           message_id: Annotated[int, typer.Argument(metavar="ID", help="Message id.")]) -> None:
-    """Remove one message from every stratum (a summary that absorbed it is kept)."""
-    state = _state(ctx)
-    if not _run(state, lambda mem: mem.forget(message_id)):
-        _fail(f"id: no message #{message_id} in tenant {state.tenant!r}")
-    if state.json:
-        _emit_json({"forgotten": message_id})
-    else:
-        _out().print(f"forgot #{message_id}")
 
 
 # -- reads ---------------------------------------------------------------------------------
@@ -266,8 +255,9 @@ def _context_json(ctx_: Context, tz: ZoneInfo) -> dict[str, Any]:
 def context(
     ctx: typer.Context,
     session: Annotated[str, typer.Argument(help="Session id.")],
-    query: Annotated[str | None, typer.Option(help="The new user input (selects what of the "
-                                                   "summary is relevant).")] = None,
+    query: Annotated[str | None, typer.Option(
+        metavar="TEXT", help="The new user input (selects what of the summary is relevant).")
+    ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="text, or the wire format to send.")
                    ] = Format.text,
 ) -> None:
@@ -309,26 +299,28 @@ def _hits_table(hits: list[Hit], tz: ZoneInfo, *, show_session: bool) -> Table:
 @app.command()
 def search(
     ctx: typer.Context,
-    first: Annotated[str, typer.Argument(metavar="[SESSION] QUERY", show_default=False,
-                                         help="Session id, then the query (only the query "
-                                              "with --all).")],
-    second: Annotated[str | None, typer.Argument(metavar="", show_default=False)] = None,
+    words: Annotated[list[str], typer.Argument(
+        metavar="[SESSION] QUERY", show_default=False,
+        help="Session id, then the query (quote it if it has spaces); only the query with "
+             "--all.")],
     all_: Annotated[bool, typer.Option("--all", help="Search every session of the tenant.")
                     ] = False,
-    match: Annotated[str | None, typer.Option(help="keyword, semantic or hybrid [default: "
-                                                   "hybrid with an embedder, else keyword]")
-                     ] = None,
-    time_range: Annotated[str, typer.Option(help="1d, 7d, 1m, 1y or all.")] = "all",
-    limit: Annotated[int | None, typer.Option(help="Most matches to return (1-32) "
-                                                   "[default: 8]")] = None,
+    match: Annotated[str | None, typer.Option(
+        metavar="MODE", help="keyword, semantic or hybrid [default: hybrid with an embedder, "
+                             "else keyword]")] = None,
+    time_range: Annotated[str, typer.Option(metavar="RANGE",
+                                            help="1d, 7d, 1m, 1y or all.")] = "all",
+    limit: Annotated[int | None, typer.Option(
+        metavar="N", help="Most matches to return (1-32) [default: 8]")] = None,
 ) -> None:
     """Search a session's history (or every session with --all)."""
     state = _state(ctx)
-    if all_ and second is not None:
-        _fail("query: with --all give only the query, not a session")
-    if not all_ and second is None:
-        _fail("query: give a SESSION and a QUERY, or --all and a QUERY")
-    session, query = (None, first) if all_ else (first, second or "")
+    if all_ and len(words) != 1:
+        _fail("query: with --all give only the query (quoted if it has spaces), no session")
+    if not all_ and len(words) != 2:
+        _fail("query: give a SESSION and a QUERY (quoted if it has spaces), or --all and a "
+              "QUERY")
+    session, query = (None, words[0]) if all_ else (words[0], words[1])
     hits = _run(state, lambda mem: mem.search(session, query, match=match,
                                               time_range=time_range, limit=limit))
     tz = state.tz()
@@ -422,6 +414,19 @@ def remove(ctx: typer.Context,
         _emit_json({"removed": session})
     else:
         _out().print(f"removed {session}")
+
+
+@app.command()
+def forget(ctx: typer.Context,
+           message_id: Annotated[int, typer.Argument(metavar="ID", help="Message id.")]) -> None:
+    """Remove one message from every stratum (a summary that absorbed it is kept)."""
+    state = _state(ctx)
+    if not _run(state, lambda mem: mem.forget(message_id)):
+        _fail(f"id: no message #{message_id} in tenant {state.tenant!r}")
+    if state.json:
+        _emit_json({"forgotten": message_id})
+    else:
+        _out().print(f"forgot #{message_id}")
 
 
 @app.command()
