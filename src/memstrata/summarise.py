@@ -330,7 +330,9 @@ async def run_summary(llm: LLM, *, settings: Settings, previous: Summary | None,
         await tally.save(save, body, inputs[-1].id)
         return tally.result()
     chunks = chunk_messages(kept, settings.summary_chunk_chars)
-    current: dict[str, Any] | str = digest if digest is not None else pruned
+    # A first run shows the model an empty memory rather than an empty JSON skeleton.
+    current: dict[str, Any] | str | None = (
+        digest if digest is not None else pruned if previous is not None else None)
     for chunk, cursor in zip(chunks, _cursors(chunks, inputs), strict=True):
         body = await _one_chunk(llm, settings, current, chunk, tally, len(chunks))
         await tally.save(save, body, cursor)
@@ -339,7 +341,7 @@ async def run_summary(llm: LLM, *, settings: Settings, previous: Summary | None,
     return tally.result()
 
 
-async def _one_chunk(llm: LLM, settings: Settings, current: dict[str, Any] | str,
+async def _one_chunk(llm: LLM, settings: Settings, current: dict[str, Any] | str | None,
                      chunk: Sequence[Message], tally: _Tally, total: int) -> dict[str, Any]:
     where = (f"summary chunk {tally.chunks + 1} of {total} (messages {chunk[0].id}.."
              f"{chunk[-1].id})")
