@@ -19,12 +19,16 @@ from .config import Settings
 from .context import Context, pack
 from .digest import digest_body
 from .errors import Closed, InvalidInput, NotFound
+from .indexer import Indexer
 from .ingest import check_message_id, check_session, draft, is_temp
-from .retrieve import rank_keyword, since
-from .store import SQLiteStore, Store
-from .text import fts_match_expression, query_terms
+from .providers.base import Embedder
+from .providers.registry import make_embedder
+from .retrieve import since
+from .search import Searcher
+from .store import SQLiteStore
 from .transfer import parse_history, parse_records
 from .types import Hit, Message, SessionInfo, SessionStats, Summary
+from .vector_cache import VectorCache
 
 if TYPE_CHECKING:
     from .tools import Tools
@@ -33,6 +37,13 @@ __all__ = ["Clock", "Memory"]
 
 Clock = Callable[[], int]
 """Returns the current UTC time in nanoseconds (injectable for tests and imports)."""
+
+
+class _Unset:
+    """Marks an argument that was not passed (``None`` means "none", not "default")."""
+
+
+_UNSET = _Unset()
 
 _SWEEP_INTERVAL_S = 60.0
 _EXPORT_BATCH = 1000
@@ -85,7 +96,8 @@ class Memory:
     Open with ``await Memory.open(path)`` or ``async with Memory.open(path) as mem``.
     """
 
-    def __init__(self, store: Store, settings: Settings, *, tenant: str, clock: Clock) -> None:
+    def __init__(self, store: SQLiteStore, settings: Settings, *, tenant: str, clock: Clock,
+                 embedder: Embedder | None = None) -> None:
         self._store = store
         self.settings = settings
         self.tenant = tenant
@@ -97,26 +109,43 @@ class Memory:
             max_turns=settings.max_turns, keep_turns=settings.keep_turns)
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
+        self.embedder = embedder
+        self._cache = VectorCache(settings.vector_cache_mb * 2**20)
+        vectors = store.vectors if embedder is not None else None
+        self._searcher = Searcher(store, vectors, embedder, self._cache, settings, tenant)
+        self._indexer = (Indexer(store.vectors, embedder, tenant=tenant, clock=clock)
+                         if embedder is not None else None)
 
     # -- lifecycle -------------------------------------------------------------------------
 
     @classmethod
     def open(cls, target: str = "memory.db", *, settings: Settings | None = None,
              tenant: str = "default", background: bool = True,
+             embedder: Embedder | None | _Unset = _UNSET,
              clock: Clock | None = None) -> _Opening:
         """Open (creating if needed) a memory database: a path, ``sqlite:///…`` or ``:memory:``.
 
-        ``background=True`` starts the sweeper of idle ``temp-`` sessions; ``close()`` stops it.
+        ``embedder`` overrides ``settings.embedder`` (``None``: no semantic recall). The local
+        model loads lazily, on the first embedding, never here. ``background=True`` starts the
+        indexer and the sweeper of idle ``temp-`` sessions; ``close()`` stops them.
         """
         chosen = settings if settings is not None else Settings()
         if not isinstance(chosen, Settings):
             raise InvalidInput("settings", "must be a memstrata.Settings")
         path = _open_target(str(target))
         check_session(tenant, "tenant")
+        if isinstance(embedder, _Unset):
+            chosen_embedder = (make_embedder(chosen.embedder, base_url=chosen.llm_base_url,
+                                             api_key=chosen.llm_api_key,
+                                             max_retries=chosen.llm_max_retries)
+                               if chosen.embedder is not None else None)
+        else:
+            chosen_embedder = embedder
 
         async def make() -> Memory:
             store = await SQLiteStore.open(path, durability=chosen.durability)
-            mem = cls(store, chosen, tenant=tenant, clock=clock or time.time_ns)
+            mem = cls(store, chosen, tenant=tenant, clock=clock or time.time_ns,
+                      embedder=chosen_embedder)
             if background:
                 mem._start_background()
             return mem
@@ -149,6 +178,8 @@ class Memory:
 
     def _start_background(self) -> None:
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="memstrata-sweeper"))
+        if self._indexer is not None:
+            self._tasks.append(asyncio.create_task(self._indexer.run(), name="memstrata-indexer"))
 
     async def _sweep_loop(self) -> None:
         while True:
@@ -178,8 +209,37 @@ class Memory:
         d = draft(role, content, sender=sender, at=at, meta=meta, key=key, now=self._clock(),
                   max_chars=self.settings.max_content_chars)
         (message,) = await self._store.append(self.tenant, session, [d], now=self._clock(),
-                                              policy=self._policy)
+                                              policy=self._policy, index=self._indexing)
+        self._wake_indexer()
         return message
+
+    @property
+    def _indexing(self) -> bool:
+        return self._indexer is not None
+
+    def _wake_indexer(self) -> None:
+        if self._indexer is not None:
+            self._indexer.wake.set()
+
+    async def flush(self, timeout: float | None = None) -> None:
+        """Wait until every message written so far is indexed for semantic search.
+
+        Raises ``ProviderError`` when the embedder fails and ``FlushTimeout`` (a
+        ``TimeoutError``) when ``timeout`` seconds pass first; never hangs on a broken embedder.
+        """
+        self._live()
+        if self._indexer is not None:
+            await self._indexer.drain(timeout)
+
+    async def reindex(self) -> int:
+        """Drop this tenant's vectors and queue every hot message again (after changing the
+        embedding model); returns how many are queued. ``flush()`` then rebuilds them."""
+        self._live()
+        if self._indexer is None:
+            raise InvalidInput("embedder", "re-indexing needs an embedder; none is configured")
+        queued = await self._store.vectors.requeue(self.tenant)
+        self._wake_indexer()
+        return queued
 
     async def add_many(self, session: str, items: Iterable[Mapping[str, Any]]) -> list[Message]:
         """Store several messages atomically: all are committed, or none (on any bad item)."""
@@ -200,8 +260,10 @@ class Memory:
                                 prefix=f"items[{i}]."))
         if not drafts:
             return []
-        return await self._store.append(self.tenant, session, drafts, now=now,
-                                        policy=self._policy)
+        out = await self._store.append(self.tenant, session, drafts, now=now,
+                                       policy=self._policy, index=self._indexing)
+        self._wake_indexer()
+        return out
 
     async def forget(self, message_id: int) -> bool:
         """Remove one message from every stratum; ``False`` if no such message.
@@ -235,15 +297,26 @@ class Memory:
         mode = self._match_mode(match)
         lim = self._limit(limit)
         low = since(time_range, self._clock())
-        del mode, exclude_window  # keyword is the only mode without an embedder
-        rows = await self._store.keyword(self.tenant, session,
-                                         fts_match_expression(query_terms(query)), query.strip(),
-                                         since=low, limit=lim)
-        return rank_keyword(rows, lim)
+        if not isinstance(exclude_window, bool):
+            raise InvalidInput("exclude_window", "must be true or false")
+        if mode == "keyword":
+            ranked = await self._searcher.keyword(session, query, since=low, limit=lim)
+            return sorted(ranked, key=lambda h: h.message.id)
+        if mode == "semantic":
+            return await self._searcher.semantic(session, query, since=low, limit=lim,
+                                                 exclude_window=exclude_window)
+        return await self._searcher.hybrid(session, query, since=low, limit=lim,
+                                           exclude_window=exclude_window)
 
-    def _match_mode(self, match: object) -> Literal["keyword"]:
-        if match is None or match == "keyword":
-            return "keyword"
+    def match_modes(self) -> list[str]:
+        """The match modes this Memory can serve (semantic ones need an embedder)."""
+        return list(_MATCH_MODES) if self.embedder is not None else ["keyword"]
+
+    def _match_mode(self, match: object) -> Literal["keyword", "semantic", "hybrid"]:
+        if match is None:
+            return "hybrid" if self.embedder is not None else "keyword"
+        if match == "keyword" or (match in _MATCH_MODES and self.embedder is not None):
+            return match  # type: ignore[return-value]
         if match in _MATCH_MODES:
             raise InvalidInput("match", f"{match!r} needs an embedder; none is configured, so "
                                "only 'keyword' is available")
@@ -345,10 +418,12 @@ class Memory:
         if row is None:
             raise NotFound(f"no session {session!r} in tenant {self.tenant!r}")
         summary = await self._store.get_summary(self.tenant, session)
+        backlog = (await self._store.vectors.backlog(self.tenant, session)
+                   if self._indexer is not None else 0)
         return SessionStats(
             session=session, messages=row.messages, hot_messages=row.hot_messages,
             hot_bytes=row.hot_bytes, cutoff=row.cutoff,
-            cursor=summary.cursor if summary else None, index_backlog=0,
+            cursor=summary.cursor if summary else None, index_backlog=backlog,
             summary_kind=summary.kind if summary else None,
             summary_tokens_in=summary.tokens_in if summary else 0,
             summary_tokens_out=summary.tokens_out if summary else 0, last_error=None,
@@ -405,7 +480,8 @@ class Memory:
                                max_chars=self.settings.max_content_chars)
         messages = await self._store.import_session(
             self.tenant, session, parsed.drafts, parsed.summary_for(), now=now,
-            policy=self._policy)
+            policy=self._policy, index=self._indexing)
+        self._wake_indexer()
         return len(messages)
 
     async def import_history(self, session: str, history: Any) -> int:
@@ -416,7 +492,9 @@ class Memory:
         now = self._clock()
         drafts = parse_history(history, now=now, max_chars=self.settings.max_content_chars)
         messages = await self._store.import_session(self.tenant, session, drafts, None,
-                                                    now=now, policy=self._policy)
+                                                    now=now, policy=self._policy,
+                                                    index=self._indexing)
+        self._wake_indexer()
         return len(messages)
 
     # -- tools and checks ------------------------------------------------------------------

@@ -60,7 +60,7 @@ class Tools:
         self._tz = ZoneInfo(memory.settings.timezone)
 
     def _match_modes(self) -> list[str]:
-        return ["keyword"]
+        return self._memory.match_modes()
 
     def definitions(self) -> list[dict[str, Any]]:
         """Neutral definitions: name, description, JSON-schema parameters."""

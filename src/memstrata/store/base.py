@@ -45,10 +45,11 @@ class Store(Protocol):
     async def close(self) -> None: ...
 
     async def append(self, tenant: str, session: str, drafts: Sequence[Draft], *, now: int,
-                     policy: CompactionPolicy) -> list[Message]:
+                     policy: CompactionPolicy, index: bool = False) -> list[Message]:
         """Commit ``drafts`` in one transaction (all or nothing), then apply ``policy``.
 
         A draft whose idempotency key is already stored yields the stored message instead.
+        With ``index``, the new messages join the indexer's queue in the same transaction.
         """
         ...
 
@@ -105,8 +106,8 @@ class Store(Protocol):
 
     async def import_session(self, tenant: str, session: str, drafts: Sequence[Draft],
                              summary_for: Callable[[list[Message]], Summary | None] | None,
-                             *, now: int,
-                             policy: CompactionPolicy) -> list[Message]:
+                             *, now: int, policy: CompactionPolicy,
+                             index: bool = False) -> list[Message]:
         """Append ``drafts`` and store ``summary_for(messages)`` in one transaction."""
         ...
 

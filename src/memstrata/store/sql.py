@@ -142,3 +142,63 @@ UPDATE sessions SET
     hot_count = hot_count - (? > cutoff),
     hot_bytes = hot_bytes - (CASE WHEN ? > cutoff THEN ? ELSE 0 END)
 WHERE tenant = ? AND id = ?"""
+
+# -- semantic recall -------------------------------------------------------------------------
+
+ENQUEUE = "INSERT OR IGNORE INTO index_queue (message_id, tenant, session) VALUES (?, ?, ?)"
+
+DROP_COLD_VECTORS = "DELETE FROM vectors WHERE tenant = ? AND session = ? AND message_id <= ?"
+DROP_COLD_QUEUE = "DELETE FROM index_queue WHERE tenant = ? AND session = ? AND message_id <= ?"
+
+BUMP_VECTOR_VERSION = """
+UPDATE sessions SET vector_version = abs(random()) WHERE tenant = ? AND id = ?"""
+
+CLAIM_BATCH = """
+UPDATE index_queue SET claimed_by = ?, claimed_at = ?
+WHERE message_id IN (
+    SELECT message_id FROM index_queue
+    WHERE (? IS NULL OR tenant = ?) AND (claimed_by IS NULL OR claimed_at < ?)
+    ORDER BY message_id LIMIT ?)
+RETURNING message_id"""
+
+SELECT_CLAIMED = f"""
+SELECT {_M_COLUMNS}, m.tenant FROM index_queue q JOIN messages m ON m.id = q.message_id
+WHERE q.claimed_by = ? ORDER BY m.id"""
+
+SELECT_CLAIM_OWNER = "SELECT claimed_by, tenant, session FROM index_queue WHERE message_id = ?"
+
+INSERT_VECTOR = """
+INSERT OR REPLACE INTO vectors (message_id, tenant, session, model, dim, vec)
+VALUES (?, ?, ?, ?, ?, ?)"""
+
+DEQUEUE = "DELETE FROM index_queue WHERE message_id = ?"
+
+RELEASE_CLAIMS = """
+UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
+WHERE claimed_by = ?"""
+
+COUNT_BACKLOG_SESSION = "SELECT count(*) FROM index_queue WHERE tenant = ? AND session = ?"
+COUNT_BACKLOG_TENANT = "SELECT count(*) FROM index_queue WHERE tenant = ?"
+
+SELECT_VECTOR_VERSION = "SELECT vector_version FROM sessions WHERE tenant = ? AND id = ?"
+SELECT_VECTOR_VERSIONS = """
+SELECT s.id, s.vector_version FROM sessions s
+WHERE s.tenant = ? AND EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = s.tenant
+                                                        AND v.session = s.id)"""
+
+SELECT_SESSION_VECTORS = """
+SELECT v.message_id, m.at, v.vec FROM vectors v JOIN messages m ON m.id = v.message_id
+WHERE v.tenant = ? AND v.session = ? AND v.model = ? AND v.dim = ?
+ORDER BY v.message_id"""
+
+COUNT_OTHER_MODEL_VECTORS = "SELECT count(*) FROM vectors WHERE tenant = ? AND model != ?"
+
+DELETE_TENANT_VECTORS = "DELETE FROM vectors WHERE tenant = ?"
+SELECT_TENANT_SESSIONS = "SELECT id FROM sessions WHERE tenant = ?"
+REQUEUE_HOT = """
+INSERT OR IGNORE INTO index_queue (message_id, tenant, session)
+SELECT m.id, m.tenant, m.session FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+WHERE m.tenant = ? AND m.id > s.cutoff"""
+
+DELETE_SUMMARY_RUN = "DELETE FROM summary_runs WHERE tenant = ? AND session = ?"

@@ -13,7 +13,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiosqlite
 
@@ -23,6 +23,9 @@ from ..types import Draft, Message, SessionInfo, Summary
 from . import sql
 from .base import KeywordRow, SessionRow
 from .schema import MIGRATIONS
+
+if TYPE_CHECKING:
+    from .sqlite_vectors import SQLiteVectors
 
 __all__ = ["SQLiteStore"]
 
@@ -94,6 +97,7 @@ class SQLiteStore:
         self._conn = conn
         self._raw = raw
         self.path = path
+        self._vectors: SQLiteVectors | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -133,17 +137,26 @@ class SQLiteStore:
 
     # -- writes ----------------------------------------------------------------------------
 
+    @property
+    def vectors(self) -> SQLiteVectors:
+        """Vector storage and the indexer's queue, on the same connection."""
+        from .sqlite_vectors import SQLiteVectors
+
+        if self._vectors is None:
+            self._vectors = SQLiteVectors(self)
+        return self._vectors
+
     async def append(self, tenant: str, session: str, drafts: Sequence[Draft], *, now: int,
-                     policy: CompactionPolicy) -> list[Message]:
-        return await self._run(
-            lambda c: _write(c, lambda c2: _append(c2, tenant, session, drafts, now, policy)))
+                     policy: CompactionPolicy, index: bool = False) -> list[Message]:
+        return await self._run(lambda c: _write(
+            c, lambda c2: _append(c2, tenant, session, drafts, now, policy, index)))
 
     async def import_session(self, tenant: str, session: str, drafts: Sequence[Draft],
                              summary_for: Callable[[list[Message]], Summary | None] | None,
-                             *, now: int,
-                             policy: CompactionPolicy) -> list[Message]:
+                             *, now: int, policy: CompactionPolicy,
+                             index: bool = False) -> list[Message]:
         def body(c: sqlite3.Connection) -> list[Message]:
-            out = _append(c, tenant, session, drafts, now, policy) if drafts else []
+            out = _append(c, tenant, session, drafts, now, policy, index) if drafts else []
             summary = summary_for(out) if summary_for is not None else None
             if summary is not None:
                 _put_summary(c, tenant, summary)
@@ -158,6 +171,7 @@ class SQLiteStore:
         def body(c: sqlite3.Connection) -> int:
             n = c.execute(sql.DELETE_SESSION_MESSAGES, (tenant, session)).rowcount
             c.execute(sql.CLEAR_SESSION_COUNTERS, (tenant, session))
+            c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
             if not keep_summary:
                 c.execute(sql.DELETE_SUMMARY, (tenant, session))
             return int(n)
@@ -174,6 +188,7 @@ class SQLiteStore:
             session, size = row
             c.execute(sql.DELETE_MESSAGE, (message_id,))
             c.execute(sql.UNCOUNT_MESSAGE, (message_id, message_id, size, tenant, session))
+            c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
             return True
         return await self._run(lambda c: _write(c, body))
 
@@ -354,7 +369,7 @@ def _scope_token(tenant: str, session: str | None) -> str:
 
 
 def _append(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
-            now: int, policy: CompactionPolicy) -> list[Message]:
+            now: int, policy: CompactionPolicy, index: bool) -> list[Message]:
     out: list[Message | None] = []
     fresh: list[tuple[int, Draft]] = []
     keyed = any(d.key is not None for d in drafts)
@@ -376,6 +391,9 @@ def _append(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[D
         first = last - len(drafts) + 1
         out = [_message(first + i, session, d) for i, d in enumerate(drafts)]
         fresh = list(enumerate(drafts))
+    if fresh and index:
+        c.executemany(sql.ENQUEUE, [(out[i].id, tenant, session)  # type: ignore[union-attr]
+                                    for i, _ in fresh])
     if fresh:
         ats = [d.at for _, d in fresh]
         hot_count, hot_bytes, cutoff = c.execute(sql.UPSERT_SESSION_COUNTERS, (
@@ -396,6 +414,11 @@ def _compact(c: sqlite3.Connection, tenant: str, session: str, cutoff: int,
     kept = [r for r in hot if r.id > verdict.cutoff]
     c.execute(sql.UPDATE_CUTOFF, (verdict.cutoff, len(kept), sum(r.size for r in kept),
                                   int(verdict.summary_due), tenant, session))
+    # Vectors exist only for hot messages: the ones behind the new cutoff go, in this same
+    # transaction, and so does their place in the indexer's queue.
+    c.execute(sql.DROP_COLD_QUEUE, (tenant, session, verdict.cutoff))
+    if c.execute(sql.DROP_COLD_VECTORS, (tenant, session, verdict.cutoff)).rowcount:
+        c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
 
 
 def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:
@@ -420,4 +443,5 @@ def _touch_session(c: sqlite3.Connection, tenant: str, session: str, now: int) -
 def _remove(c: sqlite3.Connection, tenant: str, session: str) -> bool:
     c.execute(sql.DELETE_SESSION_MESSAGES, (tenant, session))
     c.execute(sql.DELETE_SUMMARY, (tenant, session))
+    c.execute(sql.DELETE_SUMMARY_RUN, (tenant, session))
     return bool(c.execute(sql.DELETE_SESSION, (tenant, session)).rowcount)

@@ -1,0 +1,106 @@
+"""The background indexer: embeds queued messages in batches, off the write path.
+
+``add`` only queues a message (in its own transaction); this module claims batches, embeds them
+with the configured embedder and stores the vectors. A failing embedder is retried with
+back-off and never blocks or loses writes; ``drain`` (behind ``Memory.flush``) raises instead
+of hanging when the embedder keeps failing or a timeout passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+
+from .errors import MemstrataError, ProviderError
+from .providers.base import Embedder
+from .store.sqlite_vectors import SQLiteVectors
+from .types import Message
+
+__all__ = ["FlushTimeout", "Indexer", "embed_text"]
+
+_STALE_CLAIM_S = 120
+_IDLE_POLL_S = 1.0
+_MAX_BACKOFF_S = 60.0
+
+
+class FlushTimeout(MemstrataError, TimeoutError):
+    """``flush(timeout=…)`` ran out of time with messages still waiting to be indexed."""
+
+
+def embed_text(m: Message) -> str:
+    """The text embedded for a message: its words, with the speaker's name when known."""
+    return f"{m.sender}: {m.content}" if m.sender else m.content
+
+
+class Indexer:
+    """Claims, embeds and stores batches for one tenant (``None``: every tenant)."""
+
+    def __init__(self, vectors: SQLiteVectors, embedder: Embedder, *, tenant: str | None,
+                 batch_size: int = 64, clock: Callable[[], int] = time.time_ns) -> None:
+        self._vectors = vectors
+        self._embedder = embedder
+        self._tenant = tenant
+        self._batch = batch_size
+        self._clock = clock
+        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.wake = asyncio.Event()
+        self.last_error: str | None = None
+        self.indexed = 0
+
+    async def step(self) -> int:
+        """Index one batch; returns how many messages it stored (0: nothing was queued)."""
+        now = self._clock()
+        claimed = await self._vectors.claim(self.worker, tenant=self._tenant, limit=self._batch,
+                                            now=now, stale_before=now - _STALE_CLAIM_S * 10**9)
+        if not claimed:
+            return 0
+        try:
+            matrix = await self._embedder.embed([embed_text(c.message) for c in claimed])
+        except Exception as exc:
+            await self._vectors.release(self.worker)
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, ProviderError):
+                raise
+            raise ProviderError(f"the embedder {self._embedder.model_id!r} failed: "
+                                f"{exc}") from exc
+        items = [(c.message.id, matrix[i].astype("float32").tobytes())
+                 for i, c in enumerate(claimed)]
+        stored = await self._vectors.put(self.worker, self._embedder.model_id,
+                                         self._embedder.dim, items)
+        self.last_error = None
+        self.indexed += stored
+        return max(stored, 1)
+
+    async def drain(self, timeout: float | None = None) -> None:
+        """Index until the tenant's queue is empty; raise on embedder failure or timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if deadline is not None and time.monotonic() > deadline:
+                left = await self._vectors.backlog(self._tenant or "")
+                raise FlushTimeout(f"flush timed out with {left} message(s) still queued")
+            if await self.step() == 0:
+                return
+
+    async def run(self) -> None:
+        """The background loop: index while there is work, sleep when idle, back off on errors."""
+        delay = 1.0
+        while True:
+            try:
+                done = await self.step()
+                delay = 1.0
+            except ProviderError:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _MAX_BACKOFF_S)
+                continue
+            except MemstrataError:
+                done = 0  # a busy or closing database: try again on the next tick
+            if done == 0:
+                self.wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    # Other processes may queue work too, so poll even without a wake-up.
+                    await asyncio.wait_for(self.wake.wait(), _IDLE_POLL_S)

@@ -1,0 +1,133 @@
+"""Vector storage and the indexer's queue on SQLite.
+
+The indexer claims a batch of queued messages (a claim older than ``stale_after`` may be taken
+over, so a crashed indexer's batch is not lost), embeds them outside any transaction, then
+stores the vectors only for messages that still exist, are still hot and are still claimed by
+it — so a message forgotten or compacted meanwhile never gets a vector, and no message is
+embedded twice by two indexers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..types import Message
+from . import sql
+from .sqlite import SQLiteStore, _read, _row_message, _write
+
+__all__ = ["Claimed", "SessionVectors", "SQLiteVectors"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Claimed:
+    tenant: str
+    message: Message
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionVectors:
+    """A session's vectors of one model: ids and times with the matching matrix rows."""
+
+    version: int
+    ids: npt.NDArray[np.int64]
+    ats: npt.NDArray[np.int64]
+    matrix: npt.NDArray[np.float32]
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.ids.nbytes + self.ats.nbytes + self.matrix.nbytes)
+
+
+class SQLiteVectors:
+    """The vector side of a ``SQLiteStore`` (same connection, same thread)."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self._store = store
+
+    async def claim(self, worker: str, *, tenant: str | None, limit: int, now: int,
+                    stale_before: int) -> list[Claimed]:
+        """Claim up to ``limit`` queued messages (oldest first) for ``worker``."""
+        def body(c: sqlite3.Connection) -> list[Claimed]:
+            c.execute(sql.CLAIM_BATCH, (worker, now, tenant, tenant, stale_before, limit))
+            rows = c.execute(sql.SELECT_CLAIMED, (worker,)).fetchall()
+            return [Claimed(tenant=r[7], message=_row_message(r[:7])) for r in rows]
+        return await self._store._run(lambda c: _write(c, body))
+
+    async def put(self, worker: str, model: str, dim: int,
+                  items: Sequence[tuple[int, bytes]]) -> int:
+        """Store vectors for messages still claimed by ``worker``; release the rest."""
+        def body(c: sqlite3.Connection) -> int:
+            touched: set[tuple[str, str]] = set()
+            stored = 0
+            for message_id, blob in items:
+                owner = c.execute(sql.SELECT_CLAIM_OWNER, (message_id,)).fetchone()
+                if owner is None or owner[0] != worker:
+                    continue  # forgotten, compacted or taken over meanwhile
+                c.execute(sql.INSERT_VECTOR, (message_id, owner[1], owner[2], model, dim, blob))
+                c.execute(sql.DEQUEUE, (message_id,))
+                touched.add((owner[1], owner[2]))
+                stored += 1
+            for tenant, session in touched:
+                c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
+            c.execute(sql.RELEASE_CLAIMS, (worker,))
+            return stored
+        return await self._store._run(lambda c: _write(c, body))
+
+    async def release(self, worker: str) -> None:
+        """Give a failed batch back to the queue (its attempt counter goes up)."""
+        def body(c: sqlite3.Connection) -> None:
+            c.execute(sql.RELEASE_CLAIMS, (worker,))
+        await self._store._run(lambda c: _write(c, body))
+
+    async def backlog(self, tenant: str, session: str | None = None) -> int:
+        if session is None:
+            row = await self._store._run(lambda c: c.execute(
+                sql.COUNT_BACKLOG_TENANT, (tenant,)).fetchone())
+        else:
+            row = await self._store._run(lambda c: c.execute(
+                sql.COUNT_BACKLOG_SESSION, (tenant, session)).fetchone())
+        return int(row[0])
+
+    async def versions(self, tenant: str, session: str | None) -> dict[str, int]:
+        """Vector versions of one session, or of every session of the tenant with vectors."""
+        if session is not None:
+            row = await self._store._run(lambda c: c.execute(
+                sql.SELECT_VECTOR_VERSION, (tenant, session)).fetchone())
+            return {session: int(row[0])} if row is not None else {}
+        rows = await self._store._run(lambda c: c.execute(
+            sql.SELECT_VECTOR_VERSIONS, (tenant,)).fetchall())
+        return {str(s): int(v) for s, v in rows}
+
+    async def load(self, tenant: str, session: str, model: str, dim: int) -> SessionVectors:
+        """The session's vectors of ``model`` with the version they were read at."""
+        def body(c: sqlite3.Connection) -> tuple[int, list[tuple[int, int, bytes]]]:
+            row = c.execute(sql.SELECT_VECTOR_VERSION, (tenant, session)).fetchone()
+            rows = c.execute(sql.SELECT_SESSION_VECTORS, (tenant, session, model, dim))
+            return (int(row[0]) if row is not None else 0, rows.fetchall())
+        version, rows = await self._store._run(lambda c: _read(c, body))
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        ats = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+                  .reshape(len(rows), dim) if rows else np.zeros((0, dim), dtype=np.float32))
+        return SessionVectors(version=version, ids=ids, ats=ats, matrix=matrix)
+
+    async def other_model_count(self, tenant: str, model: str) -> int:
+        """Vectors made by a model other than ``model`` (they need a re-index)."""
+        row = await self._store._run(lambda c: c.execute(
+            sql.COUNT_OTHER_MODEL_VECTORS, (tenant, model)).fetchone())
+        return int(row[0])
+
+    async def requeue(self, tenant: str) -> int:
+        """Drop the tenant's vectors and queue every hot message again; returns the backlog."""
+        def body(c: sqlite3.Connection) -> int:
+            c.execute(sql.DELETE_TENANT_VECTORS, (tenant,))
+            for (session,) in c.execute(sql.SELECT_TENANT_SESSIONS, (tenant,)).fetchall():
+                c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
+            c.execute(sql.REQUEUE_HOT, (tenant,))
+            return int(c.execute(sql.COUNT_BACKLOG_TENANT, (tenant,)).fetchone()[0])
+        return await self._store._run(lambda c: _write(c, body))
