@@ -121,7 +121,7 @@ class Memory:
     @classmethod
     def open(cls, target: str = "memory.db", *, settings: Settings | None = None,
              tenant: str = "default", background: bool = True,
-             embedder: Embedder | None | _Unset = _UNSET,
+             embedder: Embedder | _Unset | None = _UNSET,
              clock: Clock | None = None) -> _Opening:
         """Open (creating if needed) a memory database: a path, ``sqlite:///…`` or ``:memory:``.
 

@@ -69,10 +69,7 @@ def top_k(scores: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.int64]:
     """Indices of the ``k`` largest scores, best first."""
     if k <= 0 or scores.size == 0:
         return np.zeros(0, dtype=np.int64)
-    if scores.size > k:
-        part = np.argpartition(-scores, k - 1)[:k]
-    else:
-        part = np.arange(scores.size)
+    part = np.argpartition(-scores, k - 1)[:k] if scores.size > k else np.arange(scores.size)
     return part[np.argsort(-scores[part], kind="stable")].astype(np.int64)
 
 
