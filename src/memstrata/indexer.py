@@ -51,18 +51,23 @@ class Indexer:
         self.wake = asyncio.Event()
         self.last_error: str | None = None
         self.indexed = 0
+        self._steps = 0
 
     async def step(self) -> int:
         """Index one batch; returns how many messages it stored (0: nothing was queued)."""
         now = self._clock()
-        claimed = await self._vectors.claim(self.worker, tenant=self._tenant, limit=self._batch,
+        # A claim token per batch: the background loop and a flush() of the same process may
+        # step at once, and each must see only its own batch.
+        self._steps += 1
+        token = f"{self.worker}#{self._steps}"
+        claimed = await self._vectors.claim(token, tenant=self._tenant, limit=self._batch,
                                             now=now, stale_before=now - _STALE_CLAIM_S * 10**9)
         if not claimed:
             return 0
         try:
             matrix = await self._embedder.embed([embed_text(c.message) for c in claimed])
         except Exception as exc:
-            await self._vectors.release(self.worker)
+            await self._vectors.release(token)
             self.last_error = f"{type(exc).__name__}: {exc}"
             if isinstance(exc, ProviderError):
                 raise
@@ -70,7 +75,7 @@ class Indexer:
                                 f"{exc}") from exc
         items = [(c.message.id, matrix[i].astype("float32").tobytes())
                  for i, c in enumerate(claimed)]
-        stored = await self._vectors.put(self.worker, self._embedder.model_id,
+        stored = await self._vectors.put(token, self._embedder.model_id,
                                          self._embedder.dim, items)
         self.last_error = None
         self.indexed += stored

@@ -418,8 +418,11 @@ class Memory:
         if row is None:
             raise NotFound(f"no session {session!r} in tenant {self.tenant!r}")
         summary = await self._store.get_summary(self.tenant, session)
-        backlog = (await self._store.vectors.backlog(self.tenant, session)
-                   if self._indexer is not None else 0)
+        backlog = other = 0
+        if self.embedder is not None:
+            backlog = await self._store.vectors.backlog(self.tenant, session)
+            other = await self._store.vectors.other_model_count(self.tenant,
+                                                                self.embedder.model_id)
         return SessionStats(
             session=session, messages=row.messages, hot_messages=row.hot_messages,
             hot_bytes=row.hot_bytes, cutoff=row.cutoff,
@@ -427,7 +430,7 @@ class Memory:
             summary_kind=summary.kind if summary else None,
             summary_tokens_in=summary.tokens_in if summary else 0,
             summary_tokens_out=summary.tokens_out if summary else 0, last_error=None,
-            extra={"summary_due": row.summary_due})
+            extra={"summary_due": row.summary_due, "vectors_other_model": other})
 
     async def reset(self, session: str, mode: str = "summary") -> None:
         """``summary``: summarise everything, then delete the messages and keep the summary

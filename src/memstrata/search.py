@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .config import Settings
+from .errors import ProviderError
 from .providers.base import Embedder
 from .retrieve import expand, keyword_ranking, minmax, top_k
 from .store.base import Store
@@ -61,8 +63,11 @@ class Searcher:
         """Score-level fusion: min-max BM25 plus a weighted min-max cosine."""
         pool = max(limit, _FUSION_POOL)
         words = await self.keyword(session, query, since=since, limit=pool)
-        near = await self._nearest(session, query, since=since, limit=pool,
-                                   exclude_window=exclude_window)
+        try:
+            near = await self._nearest(session, query, since=since, limit=pool,
+                                       exclude_window=exclude_window)
+        except ProviderError:
+            near = []  # the embedder is down: the keyword ranking alone still answers
         kw = minmax({h.message.id: h.score for h in words})
         cos = minmax({s.message_id: s.score for s in near})
         fused = {i: kw.get(i, 0.0) + _COSINE_WEIGHT * cos.get(i, 0.0) for i in kw.keys() | cos}
@@ -87,7 +92,7 @@ class Searcher:
                        limit: int, exclude_window: bool) -> list[_Scored]:
         """The best ``limit`` hot messages by cosine similarity to the query."""
         assert self._embedder is not None and self._vectors is not None
-        q = (await self._embedder.embed([query]))[0]
+        q = await self._embed_query(query)
         versions = await self._vectors.versions(self._tenant, session)
         skip: set[int] = set()
         if session is not None and exclude_window:
@@ -110,6 +115,17 @@ class Searcher:
                 found.append(_Scored(message_id=int(sv.ids[idx]), score=float(scores[idx])))
         found.sort(key=lambda s: (s.score, s.message_id), reverse=True)
         return found[:limit]
+
+    async def _embed_query(self, query: str) -> npt.NDArray[np.float32]:
+        assert self._embedder is not None
+        try:
+            matrix: npt.NDArray[np.float32] = await self._embedder.embed([query])
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise ProviderError(f"the embedder {self._embedder.model_id!r} failed on the "
+                                f"query: {exc}") from exc
+        return matrix[0]
 
     async def _session_vectors(self, session: str, version: int) -> SessionVectors:
         assert self._embedder is not None and self._vectors is not None

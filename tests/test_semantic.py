@@ -1,0 +1,218 @@
+"""Semantic recall: background indexing, vectors of the hot tier, cache validity, search."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from memstrata import InvalidInput, Memory, ProviderError, Settings
+from memstrata.indexer import FlushTimeout
+from memstrata.providers import HashEmbedder, LocalEmbedder, Vectors
+
+SETTINGS = Settings(summary_cron=None, window_messages=2)
+
+
+class CountingEmbedder:
+    """A HashEmbedder that counts what it embeds, and can be told to fail or stall."""
+
+    def __init__(self, dim: int = 64) -> None:
+        self._inner = HashEmbedder(dim)
+        self.model_id = self._inner.model_id
+        self.dim = dim
+        self.texts: list[str] = []
+        self.fail = False
+        self.delay = 0.0
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if self.fail:
+            raise ConnectionError("embedding service unreachable")
+        self.texts.extend(texts)
+        return await self._inner.embed(texts)
+
+
+def _chat(n: int, topic: str = "weather") -> list[dict[str, str]]:
+    return [{"role": "user" if i % 2 == 0 else "assistant",
+             "content": f"filler message {i} about the {topic}"} for i in range(n)]
+
+
+async def test_writes_never_wait_for_a_failing_embedder(db_path: str) -> None:
+    broken = CountingEmbedder()
+    broken.fail = True
+    async with Memory.open(db_path, settings=SETTINGS, embedder=broken) as mem:
+        await mem.add_many("s", _chat(6))
+        assert (await mem.stats("s")).index_backlog == 6
+        with pytest.raises(ProviderError, match="unreachable"):
+            await mem.flush(timeout=5)
+        assert (await mem.stats("s")).messages == 6
+        with pytest.raises(ProviderError):
+            await mem.search("s", "weather", match="semantic")
+        # Hybrid still answers from the keyword side.
+        assert len(await mem.search("s", "weather", exclude_window=False)) == 6
+    # After a restart with a working embedder, the backlog is picked up.
+    working = CountingEmbedder()
+    async with Memory.open(db_path, settings=SETTINGS, embedder=working,
+                           background=True) as mem:
+        await mem.flush(timeout=30)
+        assert (await mem.stats("s")).index_backlog == 0
+        assert len(working.texts) == 6
+        hits = await mem.search("s", "filler message 3 about the weather", match="semantic",
+                                exclude_window=False, limit=1)
+        assert [h.message.content for h in hits if h.matched] == [
+            "filler message 3 about the weather"]
+
+
+async def test_flush_times_out_instead_of_hanging(db_path: str) -> None:
+    slow = CountingEmbedder()
+    slow.delay = 0.3
+    async with Memory.open(db_path, settings=SETTINGS, embedder=slow,
+                           background=False) as mem:
+        for i in range(3):
+            await mem.add_many(f"s{i}", _chat(70))
+        with pytest.raises(FlushTimeout) as err:
+            await mem.flush(timeout=0.1)
+        assert isinstance(err.value, TimeoutError)
+
+
+async def test_window_exclusion_and_expansion(db_path: str) -> None:
+    emb = CountingEmbedder()
+    async with Memory.open(db_path, settings=SETTINGS, embedder=emb,
+                           background=False) as mem:
+        ms = await mem.add_many("s", _chat(10))
+        await mem.flush()
+        target = ms[4]
+        hits = await mem.search("s", target.content, match="semantic", limit=1)
+        assert [h.message.id for h in hits] == [m.id for m in ms[2:6]]
+        (match,) = [h for h in hits if h.matched]
+        assert match.message.id == target.id and match.rank == 1 and match.source == "semantic"
+        assert all(h.score == 0.0 and h.rank is None for h in hits if not h.matched)
+        # The newest messages are in the window: skipped unless asked for.
+        last = ms[-1].content
+        found = await mem.search("s", last, match="semantic", limit=3)
+        assert ms[-1].id not in [h.message.id for h in found if h.matched]
+        found = await mem.search("s", last, match="semantic", limit=3, exclude_window=False)
+        assert next(h for h in found if h.rank == 1).message.id == ms[-1].id
+        # Two matches whose runs overlap merge without duplicates, in chronological order.
+        both = await mem.search("s", "filler message", match="semantic", limit=8)
+        ids = [h.message.id for h in both]
+        assert ids == sorted(set(ids))
+
+
+async def test_vectors_follow_the_cutoff(db_path: str) -> None:
+    settings = Settings(summary_cron=None, window_messages=2, max_history_bytes=1500)
+    async with Memory.open(db_path, settings=settings, embedder=CountingEmbedder(),
+                           background=False) as mem:
+        first = await mem.add("s", "user", "the zebra crossing near the old bakery")
+        await mem.flush()
+        assert await mem.search("s", "zebra crossing bakery", match="semantic",
+                                exclude_window=False)
+        await mem.add_many("s", _chat(80, "garden"))
+        await mem.flush()
+        stats = await mem.stats("s")
+        assert stats.cutoff >= first.id
+        hits = await mem.search("s", "zebra crossing bakery", match="semantic",
+                                exclude_window=False, limit=32)
+        assert first.id not in [h.message.id for h in hits if h.matched]
+        # The archive still has it.
+        assert [h.message.id for h in await mem.search("s", "zebra", match="keyword")] == [
+            first.id]
+
+
+async def test_cache_sees_changes_made_by_another_process(db_path: str) -> None:
+    async with Memory.open(db_path, settings=SETTINGS, embedder=CountingEmbedder(),
+                           background=False) as a, \
+            Memory.open(db_path, settings=SETTINGS, embedder=CountingEmbedder(),
+                        background=False) as b:
+        ms = await a.add_many("s", _chat(6, "harbour"))
+        await a.flush()
+        query = ms[1].content
+        hits = await a.search("s", query, match="semantic", limit=1)
+        assert [h.message.id for h in hits if h.matched] == [ms[1].id]
+        assert await b.forget(ms[1].id)
+        hits = await a.search("s", query, match="semantic", limit=1)
+        assert ms[1].id not in [h.message.id for h in hits]
+        new = await b.add("s", "user", "a completely new remark about lighthouses")
+        await b.add_many("s", _chat(2, "padding"))
+        await b.flush()
+        hits = await a.search("s", new.content, match="semantic", limit=1)
+        assert [h.message.id for h in hits if h.matched] == [new.id]
+
+
+async def test_two_indexers_never_embed_a_message_twice(db_path: str) -> None:
+    e1, e2 = CountingEmbedder(), CountingEmbedder()
+    e1.delay = e2.delay = 0.01
+    async with Memory.open(db_path, settings=SETTINGS, embedder=e1, background=False) as a, \
+            Memory.open(db_path, settings=SETTINGS, embedder=e2, background=False) as b:
+        for i in range(10):
+            await a.add_many(f"s{i}", _chat(40))
+        await asyncio.gather(a.flush(), b.flush())
+        assert len(e1.texts) + len(e2.texts) == 400
+        assert e1.texts and e2.texts
+
+
+async def test_model_change_is_detected_and_reindexed(db_path: str) -> None:
+    async with Memory.open(db_path, settings=SETTINGS, embedder=HashEmbedder(64),
+                           background=False) as mem:
+        ms = await mem.add_many("s", _chat(6, "violin"))
+        await mem.flush()
+    async with Memory.open(db_path, settings=SETTINGS, embedder=HashEmbedder(32),
+                           background=False) as mem:
+        stats = await mem.stats("s")
+        assert stats.extra["vectors_other_model"] == 6
+        assert await mem.search("s", ms[0].content, match="semantic", exclude_window=False) == []
+        assert await mem.reindex() == 6
+        await mem.flush()
+        assert (await mem.stats("s")).extra["vectors_other_model"] == 0
+        hits = await mem.search("s", ms[0].content, match="semantic", exclude_window=False,
+                                limit=1)
+        assert [h.message.id for h in hits if h.matched] == [ms[0].id]
+
+
+async def test_hybrid_is_default_and_semantic_needs_an_embedder(tmp_path: Path) -> None:
+    async with Memory.open(str(tmp_path / "a.db"), settings=SETTINGS,
+                           embedder=CountingEmbedder(), background=False) as mem:
+        await mem.add_many("s", _chat(8, "kayak"))
+        await mem.flush()
+        hits = await mem.search("s", "kayak", exclude_window=False)
+        assert {h.source for h in hits} == {"hybrid"}
+        assert mem.tools("s").openai()[0]["function"]["parameters"]["properties"]["match"][
+            "enum"] == ["keyword", "semantic", "hybrid"]
+    async with Memory.open(str(tmp_path / "b.db"), settings=SETTINGS, embedder=None) as mem:
+        with pytest.raises(InvalidInput):
+            await mem.search("s", "kayak", match="hybrid")
+        with pytest.raises(InvalidInput):
+            await mem.reindex()
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+async def test_real_model_finds_meaning_across_languages(db_path: str,
+                                                         local: LocalEmbedder) -> None:
+    async with Memory.open(db_path, settings=SETTINGS, embedder=local,
+                           background=False) as mem:
+        ms = await mem.add_many("s", [
+            {"role": "user", "content": "我下禮拜要搬家，東西還沒打包"},
+            {"role": "assistant", "content": "Need help with moving boxes?"},
+            {"role": "user", "content": "The quarterly sales report is due on Friday"},
+            {"role": "assistant", "content": "I will prepare the revenue charts."},
+            {"role": "user", "content": "我的貓最近一直不吃飯，很擔心"},
+            {"role": "assistant", "content": "Maybe take her to the vet."},
+            {"role": "user", "content": "ok thanks"},
+            {"role": "assistant", "content": "you're welcome"},
+        ])
+        await mem.flush()
+
+        async def best(query: str) -> int:
+            hits = await mem.search("s", query, match="semantic", limit=1)
+            return next(h.message.id for h in hits if h.matched)
+
+        assert await best("搬新房子的準備") == ms[0].id          # Chinese paraphrase
+        assert await best("銷售報表的截止日") == ms[2].id          # Chinese query, English text
+        assert await best("my cat refuses to eat") == ms[4].id   # English query, Chinese text
