@@ -125,7 +125,8 @@ class Searcher:
         except Exception as exc:
             raise ProviderError(f"the embedder {self._embedder.model_id!r} failed on the "
                                 f"query: {exc}") from exc
-        return matrix[0]
+        row: npt.NDArray[np.float32] = matrix[0]
+        return row
 
     async def _session_vectors(self, session: str, version: int) -> SessionVectors:
         assert self._embedder is not None and self._vectors is not None
