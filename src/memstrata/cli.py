@@ -135,8 +135,10 @@ def _run(state: State, work: Callable[[Memory], Awaitable[T]], *,
          target: str | None = None) -> T:
     """Open the database (no background work), run one call, map errors to exit codes."""
     async def go() -> T:
+        # One-shot commands run no background indexer, so vectors would never be written or
+        # read here: keyword search only, and the embedding model is never loaded.
         async with Memory.open(target or state.target(), settings=state.settings(),
-                               tenant=state.tenant, background=False) as mem:
+                               tenant=state.tenant, background=False, embedder=None) as mem:
             return await work(mem)
 
     try:
