@@ -23,7 +23,7 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, get_args
+from typing import Literal, Protocol, cast, get_args
 
 import numpy as np
 
@@ -331,9 +331,8 @@ def _keywords(value: object) -> tuple[str, ...]:
 
 
 def _outcome(value: object) -> ErrorOutcome:
-    for allowed in get_args(ErrorOutcome):
-        if value == allowed:
-            return allowed  # type: ignore[no-any-return]
+    if isinstance(value, str) and value in OUTCOMES:
+        return cast(ErrorOutcome, value)
     raise InvalidInput("outcome", f"must be one of {', '.join(OUTCOMES)}; got {value!r}")
 
 
