@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_type_hints
 
 from .errors import InvalidInput
+from .scheduler import check_cron
 
 __all__ = ["ENV_PREFIX", "Settings"]
 
@@ -64,7 +65,7 @@ class Settings:
     error_limit: int = 4
     error_limit_max: int = 16
     error_ttl_days: int = 90
-    error_min_similarity: float = 0.5
+    error_min_similarity: float = 0.35
     # lifecycle
     temp_idle_minutes: int = 30
     vector_cache_mb: int = 256
@@ -96,6 +97,8 @@ class Settings:
             raise InvalidInput("search_limit", "must not exceed search_limit_max")
         if self.error_limit > self.error_limit_max:
             raise InvalidInput("error_limit", "must not exceed error_limit_max")
+        if self.summary_cron is not None:
+            check_cron(self.summary_cron)
         try:
             zoneinfo.ZoneInfo(self.timezone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:

@@ -17,15 +17,19 @@ from zoneinfo import ZoneInfo
 from .compaction import CompactionPolicy
 from .config import Settings
 from .context import Context, pack
-from .digest import digest_body
+from .error_memory import ErrorMemory
 from .errors import Closed, InvalidInput, NotFound
 from .indexer import Indexer
 from .ingest import check_message_id, check_session, draft, is_temp
-from .providers.base import Embedder
-from .providers.registry import make_embedder
+from .providers.base import LLM, Embedder
+from .providers.registry import make_embedder, make_llm
+from .relevance import filter_relevant
 from .retrieve import since
+from .scheduler import CronRunner
 from .search import Searcher
 from .store import SQLiteStore
+from .store.sqlite_errors import SQLiteErrorStore
+from .summary_runner import SummaryRunner
 from .transfer import parse_history, parse_records
 from .types import Hit, Message, SessionInfo, SessionStats, Summary
 from .vector_cache import VectorCache
@@ -97,7 +101,8 @@ class Memory:
     """
 
     def __init__(self, store: SQLiteStore, settings: Settings, *, tenant: str, clock: Clock,
-                 embedder: Embedder | None = None) -> None:
+                 embedder: Embedder | None = None, llm: LLM | None = None,
+                 decision_llm: LLM | None = None) -> None:
         self._store = store
         self.settings = settings
         self.tenant = tenant
@@ -115,6 +120,12 @@ class Memory:
         self._searcher = Searcher(store, vectors, embedder, self._cache, settings, tenant)
         self._indexer = (Indexer(store.vectors, embedder, tenant=tenant, clock=clock)
                          if embedder is not None else None)
+        self._runner = SummaryRunner(store, settings, llm=llm, decision_llm=decision_llm,
+                                     clock=clock)
+        self._cron: CronRunner | None = None
+        self.errors = ErrorMemory(SQLiteErrorStore(store), tenant=tenant, settings=settings,
+                                  embedder=embedder, clock=clock)
+        """The tenant's cross-session memory of tool errors and their fixes."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -122,12 +133,14 @@ class Memory:
     def open(cls, target: str = "memory.db", *, settings: Settings | None = None,
              tenant: str = "default", background: bool = True,
              embedder: Embedder | _Unset | None = _UNSET,
+             llm: LLM | _Unset | None = _UNSET, decision_llm: LLM | _Unset | None = _UNSET,
              clock: Clock | None = None) -> _Opening:
         """Open (creating if needed) a memory database: a path, ``sqlite:///…`` or ``:memory:``.
 
-        ``embedder`` overrides ``settings.embedder`` (``None``: no semantic recall). The local
-        model loads lazily, on the first embedding, never here. ``background=True`` starts the
-        indexer and the sweeper of idle ``temp-`` sessions; ``close()`` stops them.
+        ``embedder``, ``llm`` and ``decision_llm`` override ``settings.embedder``,
+        ``summary_model`` and ``decision_model`` (``None``: none). The local model loads
+        lazily, on the first embedding, never here. ``background=True`` starts the indexer,
+        the sweepers and (with ``summary_cron``) the summary scheduler; ``close()`` stops them.
         """
         chosen = settings if settings is not None else Settings()
         if not isinstance(chosen, Settings):
@@ -141,11 +154,17 @@ class Memory:
                                if chosen.embedder is not None else None)
         else:
             chosen_embedder = embedder
+        chosen_llm = _model(llm, chosen.summary_model, chosen.llm_base_url,
+                            chosen.llm_api_key, chosen, "summary_model")
+        chosen_decision = _model(decision_llm, chosen.decision_model,
+                                 chosen.decision_base_url or chosen.llm_base_url,
+                                 chosen.decision_api_key or chosen.llm_api_key, chosen,
+                                 "decision_model")
 
         async def make() -> Memory:
             store = await SQLiteStore.open(path, durability=chosen.durability)
             mem = cls(store, chosen, tenant=tenant, clock=clock or time.time_ns,
-                      embedder=chosen_embedder)
+                      embedder=chosen_embedder, llm=chosen_llm, decision_llm=chosen_decision)
             if background:
                 mem._start_background()
             return mem
@@ -157,6 +176,8 @@ class Memory:
         if self._closed:
             return
         self._closed = True
+        if self._cron is not None:
+            await self._cron.stop()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -180,13 +201,22 @@ class Memory:
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="memstrata-sweeper"))
         if self._indexer is not None:
             self._tasks.append(asyncio.create_task(self._indexer.run(), name="memstrata-indexer"))
+        if self.settings.summary_cron is not None:
+            self._cron = CronRunner(self.settings.summary_cron, self._scheduled_tick,
+                                    timezone=self.settings.timezone)
+            self._cron.start()
 
     async def _sweep_loop(self) -> None:
         while True:
             # A failed sweep must not kill the loop; the next tick tries again.
             with contextlib.suppress(Exception):
                 await self.sweep()
+            with contextlib.suppress(Exception):
+                await self.errors.sweep()
             await asyncio.sleep(_SWEEP_INTERVAL_S)
+
+    async def _scheduled_tick(self) -> None:
+        await self.summarize_due()
 
     async def sweep(self) -> list[str]:
         """Purge ``temp-`` sessions idle for ``temp_idle_minutes`` (all strata, all tenants).
@@ -283,6 +313,13 @@ class Memory:
             raise InvalidInput("query", "must be the new user input as text, or None")
         window, summary = await self._store.window_and_summary(
             self.tenant, session, self.settings.window_messages)
+        decision = self._runner.decision_llm
+        if summary is not None and summary.kind == "llm" and decision is not None and query:
+            body = await filter_relevant(summary.body, query, decision)
+            summary = None if body is None else Summary(
+                session=summary.session, kind=summary.kind, body=body, cursor=summary.cursor,
+                created_at=summary.created_at, tokens_in=summary.tokens_in,
+                tokens_out=summary.tokens_out)
         return pack(session, window, summary, self.settings.timezone)
 
     async def search(self, session: str | None, query: str, *, match: str | None = None,
@@ -367,41 +404,22 @@ class Memory:
     async def summarize(self, session: str) -> dict[str, Any] | None:
         """Bring the session's summary up to date; return the stored summary (or ``None``).
 
-        Without a summary model the summary is a digest of the messages between the cursor
-        and the context window.
+        With a summary model, every message after the cursor is merged in chunks (raises
+        ``ProviderError`` when a chunk fails; the chunks before it stay saved). Without one,
+        the summary is a digest of the messages between the cursor and the context window.
         """
         self._live()
         check_session(session)
         if is_temp(session):
             return None
-        summary = await self._summarize(session, include_window=False)
+        summary = await self._runner.summarize(self.tenant, session, include_window=False)
         return dict(summary.body) if summary is not None else None
 
-    async def _summarize(self, session: str, *, include_window: bool) -> Summary | None:
-        current = await self._store.get_summary(self.tenant, session)
-        window = await self._store.recent(self.tenant, session, self.settings.window_messages)
-        if current is not None and current.cursor is None:
-            # An imported summary without a cursor covers everything written so far.
-            newest = window[-1].id if window else 0
-            current = Summary(session=session, kind=current.kind, body=current.body,
-                              cursor=newest, created_at=current.created_at,
-                              tokens_in=current.tokens_in, tokens_out=current.tokens_out)
-            await self._store.put_summary(self.tenant, current)
-            if not include_window:
-                return current
-        cursor = current.cursor if current is not None else None
-        upto = None if include_window or not window else window[0].id - 1
-        pending = await self._store.after_cursor(self.tenant, session, cursor, upto)
-        if not pending:
-            return current
-        previous = current.body if current is not None and current.kind == "digest" else (
-            {"text": _json_text(current.body)} if current is not None else None)
-        fresh = Summary(session=session, kind="digest",
-                        body=digest_body(previous, pending, self._tz,
-                                         self.settings.max_content_chars),
-                        cursor=pending[-1].id, created_at=self._clock())
-        await self._store.put_summary(self.tenant, fresh)
-        return fresh
+    async def summarize_due(self) -> int:
+        """Summarise every session of the tenant that has messages after its cursor and is not
+        backed off (what the scheduler does on each tick); returns how many ran."""
+        self._live()
+        return await self._runner.tick(self.tenant)
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -418,6 +436,7 @@ class Memory:
         if row is None:
             raise NotFound(f"no session {session!r} in tenant {self.tenant!r}")
         summary = await self._store.get_summary(self.tenant, session)
+        run = await self._store.runs.state(self.tenant, session)
         backlog = other = 0
         if self.embedder is not None:
             backlog = await self._store.vectors.backlog(self.tenant, session)
@@ -429,8 +448,9 @@ class Memory:
             cursor=summary.cursor if summary else None, index_backlog=backlog,
             summary_kind=summary.kind if summary else None,
             summary_tokens_in=summary.tokens_in if summary else 0,
-            summary_tokens_out=summary.tokens_out if summary else 0, last_error=None,
-            extra={"summary_due": row.summary_due, "vectors_other_model": other})
+            summary_tokens_out=summary.tokens_out if summary else 0, last_error=run.last_error,
+            extra={"summary_due": row.summary_due, "vectors_other_model": other,
+                   "summary_failures": run.failures, "summary_retry_at": run.retry_at})
 
     async def reset(self, session: str, mode: str = "summary") -> None:
         """``summary``: summarise everything, then delete the messages and keep the summary
@@ -440,7 +460,8 @@ class Memory:
         if mode not in ("summary", "all"):
             raise InvalidInput("mode", f"must be 'summary' or 'all'; got {mode!r}")
         if mode == "summary" and not is_temp(session):
-            await self._summarize(session, include_window=True)
+            # A failure raises here, before anything is deleted.
+            await self._runner.summarize(self.tenant, session, include_window=True)
         await self._store.delete_messages(self.tenant, session,
                                           keep_summary=mode == "summary")
 
@@ -515,7 +536,12 @@ class Memory:
         return await self._store.integrity_check()
 
 
-def _json_text(body: Mapping[str, Any]) -> str:
-    import json
-
-    return json.dumps(dict(body), ensure_ascii=False)
+def _model(given: LLM | _Unset | None, name: str | None, base_url: str | None,
+           api_key: str | None, settings: Settings, field: str) -> LLM | None:
+    """The LLM passed in, else the one the settings name (no I/O happens here)."""
+    if not isinstance(given, _Unset):
+        return given
+    if name is None:
+        return None
+    return make_llm(name, base_url=base_url, api_key=api_key,
+                    max_retries=settings.llm_max_retries, field=field)

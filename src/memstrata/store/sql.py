@@ -202,3 +202,54 @@ JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 WHERE m.tenant = ? AND m.id > s.cutoff"""
 
 DELETE_SUMMARY_RUN = "DELETE FROM summary_runs WHERE tenant = ? AND session = ?"
+
+# -- summary runs ----------------------------------------------------------------------------
+
+SAVE_SUMMARY_ADDING_TOKENS = """
+INSERT INTO summaries (tenant, session, kind, body, cursor, created_at, tokens_in, tokens_out)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (tenant, session) DO UPDATE SET
+    kind = excluded.kind, body = excluded.body, cursor = excluded.cursor,
+    created_at = excluded.created_at,
+    tokens_in = tokens_in + excluded.tokens_in,
+    tokens_out = tokens_out + excluded.tokens_out"""
+
+TAKE_LEASE = """
+INSERT INTO summary_runs (tenant, session, lease_owner, lease_until) VALUES (?, ?, ?, ?)
+ON CONFLICT (tenant, session) DO UPDATE SET
+    lease_owner = excluded.lease_owner, lease_until = excluded.lease_until
+WHERE summary_runs.lease_owner IS NULL OR summary_runs.lease_until < ?
+   OR summary_runs.lease_owner = excluded.lease_owner"""
+
+SELECT_LEASE_OWNER = "SELECT lease_owner FROM summary_runs WHERE tenant = ? AND session = ?"
+
+DROP_LEASE = """
+UPDATE summary_runs SET lease_owner = NULL, lease_until = NULL
+WHERE tenant = ? AND session = ? AND lease_owner = ?"""
+
+RECORD_FAILURE = """
+INSERT INTO summary_runs (tenant, session, failures, retry_at, last_error) VALUES (?, ?, 1, ?, ?)
+ON CONFLICT (tenant, session) DO UPDATE SET
+    failures = failures + 1, retry_at = excluded.retry_at, last_error = excluded.last_error
+RETURNING failures"""
+
+SET_RETRY_AT = "UPDATE summary_runs SET retry_at = ? WHERE tenant = ? AND session = ?"
+
+RECORD_SUCCESS = """
+UPDATE summary_runs SET failures = 0, retry_at = NULL, last_error = NULL
+WHERE tenant = ? AND session = ?"""
+
+SELECT_RUN_STATE = """
+SELECT failures, retry_at, last_error FROM summary_runs WHERE tenant = ? AND session = ?"""
+
+# Sessions with messages after their summary cursor, not backed off, not scratch sessions.
+SELECT_DUE_SESSIONS = """
+SELECT s.tenant, s.id FROM sessions s
+LEFT JOIN summaries u ON u.tenant = s.tenant AND u.session = s.id
+LEFT JOIN summary_runs r ON r.tenant = s.tenant AND r.session = s.id
+WHERE (? IS NULL OR s.tenant = ?) AND s.id NOT LIKE 'temp-%' AND s.message_count > 0
+  AND (r.retry_at IS NULL OR r.retry_at <= ?)
+  AND (SELECT max(m.id) FROM messages m WHERE m.tenant = s.tenant AND m.session = s.id)
+      > coalesce(u.cursor, 0)
+ORDER BY s.active_at
+LIMIT ?"""

@@ -25,6 +25,7 @@ from .base import KeywordRow, SessionRow
 from .schema import MIGRATIONS
 
 if TYPE_CHECKING:
+    from .sqlite_runs import SQLiteRuns
     from .sqlite_vectors import SQLiteVectors
 
 __all__ = ["SQLiteStore"]
@@ -98,6 +99,7 @@ class SQLiteStore:
         self._raw = raw
         self.path = path
         self._vectors: SQLiteVectors | None = None
+        self._runs: SQLiteRuns | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -145,6 +147,15 @@ class SQLiteStore:
         if self._vectors is None:
             self._vectors = SQLiteVectors(self)
         return self._vectors
+
+    @property
+    def runs(self) -> SQLiteRuns:
+        """Summary progress, leases and back-off, on the same connection."""
+        from .sqlite_runs import SQLiteRuns
+
+        if self._runs is None:
+            self._runs = SQLiteRuns(self)
+        return self._runs
 
     async def append(self, tenant: str, session: str, drafts: Sequence[Draft], *, now: int,
                      policy: CompactionPolicy, index: bool = False) -> list[Message]:

@@ -20,7 +20,7 @@ from ..types import Message
 from . import sql
 from .sqlite import SQLiteStore, _read, _row_message, _write
 
-__all__ = ["Claimed", "SessionVectors", "SQLiteVectors"]
+__all__ = ["Claimed", "SQLiteVectors", "SessionVectors"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

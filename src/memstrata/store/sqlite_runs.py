@@ -1,0 +1,76 @@
+"""Summary runs on SQLite: saving progress, leases between workers, failure back-off."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from . import sql
+from .sqlite import SQLiteStore, _write
+
+__all__ = ["RunState", "SQLiteRuns"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunState:
+    failures: int
+    retry_at: int | None
+    last_error: str | None
+
+
+class SQLiteRuns:
+    """The summary-run side of a ``SQLiteStore`` (same connection, same thread)."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self._store = store
+
+    async def save(self, tenant: str, session: str, *, kind: str, body: dict[str, Any],
+                   cursor: int, now: int, tokens_in: int, tokens_out: int) -> None:
+        """Store the summary and its cursor in one transaction, adding to the token totals."""
+        params = (tenant, session, kind, json.dumps(body, ensure_ascii=False), cursor, now,
+                  tokens_in, tokens_out)
+        await self._store._run(lambda c: _write(
+            c, lambda c2: c2.execute(sql.SAVE_SUMMARY_ADDING_TOKENS, params).close()))
+
+    async def lease(self, tenant: str, session: str, owner: str, *, now: int,
+                    until: int) -> bool:
+        """Take (or renew) the session's lease; ``False`` while another live owner holds it."""
+        def body(c: sqlite3.Connection) -> bool:
+            c.execute(sql.TAKE_LEASE, (tenant, session, owner, until, now))
+            row = c.execute(sql.SELECT_LEASE_OWNER, (tenant, session)).fetchone()
+            return row is not None and row[0] == owner
+        return await self._store._run(lambda c: _write(c, body))
+
+    async def release(self, tenant: str, session: str, owner: str) -> None:
+        await self._store._run(lambda c: _write(
+            c, lambda c2: c2.execute(sql.DROP_LEASE, (tenant, session, owner)).close()))
+
+    async def failed(self, tenant: str, session: str, error: str, *, now: int,
+                     retry_at_for: Any) -> int:
+        """Count a failure; ``retry_at_for(failures, now)`` sets when to try again."""
+        def body(c: sqlite3.Connection) -> int:
+            failures = int(c.execute(sql.RECORD_FAILURE, (tenant, session, now, error))
+                           .fetchone()[0])
+            c.execute(sql.SET_RETRY_AT, (retry_at_for(failures, now), tenant, session))
+            return failures
+        return await self._store._run(lambda c: _write(c, body))
+
+    async def succeeded(self, tenant: str, session: str) -> None:
+        await self._store._run(lambda c: _write(
+            c, lambda c2: c2.execute(sql.RECORD_SUCCESS, (tenant, session)).close()))
+
+    async def state(self, tenant: str, session: str) -> RunState:
+        row = await self._store._run(lambda c: c.execute(
+            sql.SELECT_RUN_STATE, (tenant, session)).fetchone())
+        if row is None:
+            return RunState(failures=0, retry_at=None, last_error=None)
+        return RunState(failures=int(row[0]), retry_at=row[1], last_error=row[2])
+
+    async def due(self, tenant: str | None, *, now: int, limit: int = 1000) -> list[
+            tuple[str, str]]:
+        """Sessions with messages after their cursor that are not backed off."""
+        rows = await self._store._run(lambda c: c.execute(
+            sql.SELECT_DUE_SESSIONS, (tenant, tenant, now, limit)).fetchall())
+        return [(str(t), str(s)) for t, s in rows]
