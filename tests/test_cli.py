@@ -322,12 +322,9 @@ def test_real_process_round_trip_and_error(tmp_path: Path) -> None:
 
 
 # -- the core, as the CLI's callers meet it ------------------------------------------------
-# Known defects in modules the CLI builds on. strict=True: when one is fixed the test passes,
-# the run fails, and the marker is removed.
+# Import errors from the core name the line or the field as the user wrote it.
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError,
-                   reason="transfer._line_record decodes bytes without mapping the error")
 def test_core_import_of_undecodable_bytes_is_invalid_input() -> None:
     from memstrata.errors import InvalidInput
 
@@ -340,7 +337,6 @@ def test_core_import_of_undecodable_bytes_is_invalid_input() -> None:
     asyncio.run(go())
 
 
-@pytest.mark.xfail(strict=True, reason="parse_history reports sendAt as 'at'")
 def test_core_history_error_names_the_field_as_written() -> None:
     from memstrata.errors import InvalidInput
 

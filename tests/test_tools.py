@@ -10,14 +10,15 @@ from memstrata import Memory
 
 async def test_schemas(mem: Memory) -> None:
     tools = mem.tools("s")
-    (openai,) = tools.openai()
+    openai, *errors = tools.openai()
+    assert [e["function"]["name"] for e in errors] == ["error_history", "write_error"]
     assert openai["type"] == "function" and openai["function"]["name"] == "chat_history"
     params = openai["function"]["parameters"]
     assert params["properties"]["mode"]["enum"] == ["search", "list", "read"]
     # Without an embedder, only literal matching is offered.
     assert params["properties"]["match"]["enum"] == ["keyword"]
     assert params["properties"]["limit"]["maximum"] == 32
-    (anthropic,) = tools.anthropic()
+    anthropic, *_ = tools.anthropic()
     assert anthropic["input_schema"] == params and anthropic["name"] == "chat_history"
     json.dumps(tools.openai())
 
@@ -78,3 +79,15 @@ def test_public_surface_is_sorted_and_importable() -> None:
     assert list(names) == sorted(names)
     for name in names:
         assert hasattr(memstrata, name), name
+
+
+async def test_error_tools_share_the_tenant_memory(mem: Memory) -> None:
+    tools = mem.tools("s1")
+    written = await tools.execute("write_error", {
+        "tool_name": "web_fetch", "keywords": ["timeout"], "symptom": "fetch timed out after 30s",
+        "action": "retried with a 60s timeout", "outcome": "resolved"})
+    assert not written.startswith("Error"), written
+    found = await mem.tools("s2").execute("error_history", {"mode": "search",
+                                                            "keyword": "timeout"})
+    assert "retried with a 60s timeout" in found
+    assert (await mem.errors.search("timeout"))[0].tool_name == "web_fetch"

@@ -6,7 +6,9 @@ semantic recall over recent messages, and a cross-session memory of tool errors.
 
 from .config import Settings
 from .context import Context
+from .error_memory import ErrorMemory, ErrorOutcome, ErrorRecord
 from .errors import Closed, InvalidInput, MemstrataError, NotFound, ProviderError, StoreError
+from .indexer import FlushTimeout
 from .memory import Memory
 from .tools import Tools
 from .types import Hit, Message, SessionInfo, SessionStats, Summary
@@ -16,6 +18,10 @@ __version__ = "0.1.0"
 __all__ = [
     "Closed",
     "Context",
+    "ErrorMemory",
+    "ErrorOutcome",
+    "ErrorRecord",
+    "FlushTimeout",
     "Hit",
     "InvalidInput",
     "Memory",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from .context import format_time
+from .error_tools import ERROR_TOOL_NAMES, error_tool_definitions, execute_error_tool
 from .errors import InvalidInput, NotFound
 from .retrieve import TIME_RANGES
 from .types import Hit, Message
@@ -63,13 +64,14 @@ class Tools:
         return self._memory.match_modes()
 
     def definitions(self) -> list[dict[str, Any]]:
-        """Neutral definitions: name, description, JSON-schema parameters."""
+        """Neutral definitions (name, description, JSON-schema parameters) of
+        ``chat_history``, ``error_history`` and ``write_error``."""
+        settings = self._memory.settings
         return [{
             "name": "chat_history",
             "description": _CHAT_HISTORY_DESCRIPTION,
-            "parameters": _chat_history_schema(self._memory.settings.search_limit_max,
-                                               self._match_modes()),
-        }]
+            "parameters": _chat_history_schema(settings.search_limit_max, self._match_modes()),
+        }, *error_tool_definitions(settings.error_limit_max)]
 
     def openai(self) -> list[dict[str, Any]]:
         """Function definitions for OpenAI-style ``tools=``."""
@@ -88,6 +90,8 @@ class Tools:
             return f"Error: arguments are not valid JSON ({exc.msg})."
         if not isinstance(args, dict):
             return "Error: arguments must be a JSON object."
+        if name in ERROR_TOOL_NAMES:
+            return await execute_error_tool(self._memory.errors, name, args)
         if name != "chat_history":
             known = ", ".join(d["name"] for d in self.definitions())
             return f"Error: unknown tool {name!r}; available: {known}."

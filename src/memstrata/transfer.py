@@ -47,7 +47,10 @@ class ParsedImport:
 
 def _line_record(item: Any, where: str) -> Mapping[str, Any] | None:
     if isinstance(item, str | bytes):
-        text = item.decode("utf-8") if isinstance(item, bytes) else item
+        try:
+            text = item.decode("utf-8") if isinstance(item, bytes) else item
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(where, f"is not UTF-8 text (byte {exc.start})") from exc
         if not text.strip():
             return None
         try:
@@ -136,7 +139,9 @@ def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
         if role in ("system", "tool", "function"):
             continue
         at = item.get("sendAt")
+        if at is not None and (isinstance(at, bool) or not isinstance(at, int) or at < 0):
+            raise InvalidInput(f"{where}.sendAt", f"must be UTC Unix time in nanoseconds (a "
+                               f"non-negative integer), got {at!r}")
         drafts.append(draft(role, item.get("content"), sender=item.get("sender") or None,
-                            at=at if at not in (None, 0) else None, now=now,
-                            max_chars=max_chars, prefix=f"{where}."))
+                            at=at or None, now=now, max_chars=max_chars, prefix=f"{where}."))
     return drafts
