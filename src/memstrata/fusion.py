@@ -1,0 +1,522 @@
+"""Hybrid ranking of one session's messages: neighbour-keyed BM25 fused with cosine (pure).
+
+Everything here is a pure function over Python lists and numpy arrays: no SQL, no I/O. The
+search path fetches a session's hot messages (ids, texts, senders, times, vectors) once, builds
+a :class:`SessionIndex` with :func:`build_session_index` (cache it per session until the next
+write), and per query calls :func:`search_session`.
+
+What was measured (LoCoMo, turn recall@5/@10, ``bench/locomo_research.py``; variants chosen on
+three conversations, confirmed on three others; USE-multilingual vectors):
+
+* **Neighbour keys.** A conversational turn is often meaningless alone ("Yes, last Friday!"):
+  the facts a question asks about are spread over a turn and the turns around it. Indexing each
+  message under a *key* made of its own text plus its neighbours' text, down-weighted with
+  distance (:data:`DEFAULT_KEY_WEIGHTS`), lifts BM25 from 55/63 to 68/78 (choose half); the hit
+  is still the single message. Smoothing BM25 *scores* over neighbours instead does worse
+  (63/75), and BM25 parameters (k1, b) barely matter.
+* **Smoothed cosine.** The small encoder ranks single turns poorly (21/30). Embedding a
+  message after its previous message (:func:`embedding_key`) and adding half of each
+  neighbour's cosine (:data:`DEFAULT_SMOOTHING`) doubles that (47/58).
+* **Score fusion.** Reciprocal-rank fusion treats both rankings as equals and loses to BM25
+  alone here; fusing min-max-normalised *scores*, cosine weighted 0.8, wins (70/81). z-score
+  normalisation, pseudo-relevance feedback and diversifying neighbours did not help.
+* **Query priors.** A query naming a date ("on 8 May, 2023", "in June") favours messages sent
+  then (:func:`time_prior`); a query naming one of the senders favours that sender's messages
+  (:func:`sender_prior`). Together +3 points at both cut-offs on both halves. The sender prior
+  costs a few points on LoCoMo's adversarial questions, which name the wrong person on purpose.
+
+Tokens: Latin-script words lower-cased, stop words dropped, and a light English suffix
+stripping (plural ``s``, ``ed``, ``ing``, final ``e``) standing in for FTS5's Porter stemmer
+(in-memory BM25 over own text matches FTS5's BM25: 55.2/62.9 against 54.8/62.6); Chinese and
+Japanese runs become overlapping 2-character pairs, as in :mod:`memstrata.text`.
+
+Cost at 100,000 messages in one session (2 cores): building the index ~4 s (cache it); a
+hybrid query p95 under 30 ms, of which the 512-d matrix product is most.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from .text import STOP_WORDS
+
+__all__ = [
+    "DEFAULT_KEY_WEIGHTS",
+    "DEFAULT_SMOOTHING",
+    "HybridWeights",
+    "KeywordIndex",
+    "SessionIndex",
+    "TimeSpan",
+    "build_keyword_index",
+    "build_session_index",
+    "embedding_key",
+    "hybrid_scores",
+    "keyword_scores",
+    "minmax",
+    "neighbour_smooth",
+    "query_time_spans",
+    "search_session",
+    "semantic_scores",
+    "sender_prior",
+    "stem",
+    "time_prior",
+    "tokens",
+    "top_indices",
+]
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+(?:['\u2019][^\\W_{_CJK}]+)?", re.UNICODE)
+_CJK_START = re.compile(f"[{_CJK}]")
+_VOWEL = re.compile("[aeiouy]")
+
+# Weight of a message's own text and of its neighbours' text in its keyword key, by offset.
+DEFAULT_KEY_WEIGHTS: dict[int, float] = {-2: 0.42, -1: 0.65, 0: 1.0, 1: 0.65, 2: 0.42}
+# Weight of a message's own cosine and its neighbours' in its semantic score, by offset.
+DEFAULT_SMOOTHING: dict[int, float] = {-1: 0.5, 0: 1.0, 1: 0.5}
+
+
+def stem(word: str) -> str:
+    """A light English stem: plural ``s``, ``ed``/``ing`` and final ``e`` removed.
+
+    Only lower-case ASCII words longer than three letters are touched, so names, numbers and
+    non-English words pass through unchanged. "painted", "paints", "painting" → "paint";
+    "baking", "bakes" → "bak"; "running" → "run"; "stories" → "story".
+    """
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        base = word[: -len(suffix)]
+        if word.endswith(suffix) and len(base) >= 3 and _VOWEL.search(base):
+            word = base
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]
+            break
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    """The index terms of ``text`` in order, duplicates kept (term frequency matters).
+
+    Stop words are dropped; a CJK run becomes its overlapping 2-character pairs (one
+    character stays one term).
+    """
+    out: list[str] = []
+    for tok in _WORD.findall(text):
+        if _CJK_START.match(tok):
+            out.extend(tok[i : i + 2] for i in range(max(1, len(tok) - 1)))
+            continue
+        word = tok.lower().replace("\u2019", "'")
+        if word not in STOP_WORDS:
+            out.append(stem(word))
+    return out
+
+
+def embedding_key(text: str, sender: str | None, previous: str | None = None,
+                  previous_sender: str | None = None) -> str:
+    """The text to embed for a message: ``sender: text``, after the previous message if given.
+
+    Measured with the multilingual USE encoder: adding the sender's name helps, and prefixing
+    the previous message's text helps more (a reply is embedded with what it replies to).
+    """
+    own = f"{sender}: {text}" if sender else text
+    if previous is None:
+        return own
+    before = f"{previous_sender}: {previous}" if previous_sender else previous
+    return f"{before}\n{own}"
+
+
+@dataclass(frozen=True)
+class KeywordIndex:
+    """An in-memory BM25 index over the keys of ``size`` messages (positions ``0..size-1``).
+
+    Postings are stored per term as slices ``indptr[t]:indptr[t+1]`` of ``docs`` (message
+    positions) and ``weights`` (the BM25 contribution of one occurrence profile, idf included),
+    so a query costs one scatter-add per query term.
+    """
+
+    size: int
+    vocab: dict[str, int]
+    indptr: IntArray
+    docs: IntArray
+    weights: FloatArray
+
+
+def _key_postings(token_lists: Sequence[Sequence[str]], groups: IntArray | None,
+                  key_weights: dict[int, float]
+                  ) -> tuple[dict[str, int], IntArray, IntArray, FloatArray]:
+    """(vocab, key position, term id, weight) of every token occurrence in every key."""
+    vocab: dict[str, int] = {}
+    doc_list: list[int] = []
+    term_list: list[int] = []
+    for pos, toks in enumerate(token_lists):
+        for tok in toks:
+            term_list.append(vocab.setdefault(tok, len(vocab)))
+            doc_list.append(pos)
+    src = np.asarray(doc_list, dtype=np.int64)
+    term = np.asarray(term_list, dtype=np.int64)
+    n = len(token_lists)
+    parts_doc, parts_term, parts_w = [], [], []
+    for offset, weight in key_weights.items():
+        if weight <= 0:
+            continue
+        dest = src - offset  # the message whose key includes its neighbour at ``offset``
+        keep = (dest >= 0) & (dest < n)
+        if groups is not None:
+            keep[keep] &= groups[dest[keep]] == groups[src[keep]]
+        parts_doc.append(dest[keep])
+        parts_term.append(term[keep])
+        parts_w.append(np.full(int(keep.sum()), weight, dtype=np.float32))
+    if not parts_doc:
+        raise ValueError("key_weights must give some offset a positive weight")
+    return (vocab, np.concatenate(parts_doc), np.concatenate(parts_term),
+            np.concatenate(parts_w))
+
+
+def build_keyword_index(token_lists: Sequence[Sequence[str]], *,
+                        groups: Sequence[int] | IntArray | None = None,
+                        key_weights: dict[int, float] | None = None,
+                        k1: float = 1.2, b: float = 0.75) -> KeywordIndex:
+    """A BM25 index whose key for message ``i`` is its tokens plus its neighbours' tokens.
+
+    ``token_lists[i]`` are message ``i``'s terms (:func:`tokens`), messages in chronological
+    order. ``key_weights`` maps an offset to the weight of that neighbour's terms in the key
+    (default :data:`DEFAULT_KEY_WEIGHTS`: the message itself 1, the messages next to it 0.65,
+    those two away 0.42); term frequencies and key lengths are weighted sums. Messages are
+    neighbours only when their ``groups`` values are equal (``None``: all one group).
+    """
+    n = len(token_lists)
+    g = None if groups is None else np.asarray(groups, dtype=np.int64)
+    if g is not None and len(g) != n:
+        raise ValueError("groups must have one entry per message")
+    vocab, doc, term, w = _key_postings(token_lists, g, key_weights or DEFAULT_KEY_WEIGHTS)
+    pair, inverse = np.unique(term * max(n, 1) + doc, return_inverse=True)
+    tf = np.bincount(inverse, weights=w).astype(np.float32)
+    pair_term, pair_doc = pair // max(n, 1), pair % max(n, 1)
+    key_len = np.bincount(doc, weights=w, minlength=n).astype(np.float32)
+    avg = float(key_len.mean()) if n and key_len.mean() > 0 else 1.0
+    df = np.bincount(pair_term, minlength=len(vocab)).astype(np.float64)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
+    norm = k1 * (1.0 - b + b * key_len[pair_doc] / avg)
+    weights = idf[pair_term] * tf * (k1 + 1.0) / (tf + norm)
+    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair_term, minlength=len(vocab)), out=indptr[1:])
+    return KeywordIndex(size=n, vocab=vocab, indptr=indptr, docs=pair_doc.astype(np.int64),
+                        weights=weights.astype(np.float32))
+
+
+def keyword_scores(index: KeywordIndex, query: str | Sequence[str]) -> FloatArray:
+    """BM25 score of every message's key for ``query`` (text, or its :func:`tokens`).
+
+    Each distinct query term counts once; a message whose key holds no query term scores 0.
+    """
+    terms = tokens(query) if isinstance(query, str) else list(query)
+    scores = np.zeros(index.size, dtype=np.float32)
+    for term in dict.fromkeys(terms):
+        tid = index.vocab.get(term)
+        if tid is None:
+            continue
+        lo, hi = int(index.indptr[tid]), int(index.indptr[tid + 1])
+        scores[index.docs[lo:hi]] += index.weights[lo:hi]
+    return scores
+
+
+def semantic_scores(vectors: FloatArray, query_vector: FloatArray) -> FloatArray:
+    """Cosine similarity of each row of ``vectors`` with ``query_vector`` (rows unit-length)."""
+    q = np.asarray(query_vector, dtype=np.float32).ravel()
+    norm = float(np.linalg.norm(q))
+    if norm == 0.0 or vectors.shape[0] == 0:
+        return np.zeros(vectors.shape[0], dtype=np.float32)
+    out: FloatArray = (vectors @ (q / norm)).astype(np.float32)
+    return out
+
+
+def neighbour_smooth(scores: FloatArray, weights: dict[int, float],
+                     groups: Sequence[int] | IntArray | None = None) -> FloatArray:
+    """Each message's score plus its neighbours' scores, weighted by offset.
+
+    ``out[i] = sum(w * scores[i + offset])`` over ``weights`` (offset 0 is the message itself),
+    counting only neighbours that exist and share message ``i``'s group.
+    """
+    n = len(scores)
+    g = None if groups is None else np.asarray(groups, dtype=np.int64)
+    out = np.zeros(n, dtype=np.float32)
+    for offset, w in weights.items():
+        if w == 0 or (abs(offset) >= max(n, 1) and offset != 0):
+            continue
+        lo, hi = max(0, -offset), min(n, n - offset)
+        part = scores[lo + offset : hi + offset] * np.float32(w)
+        if g is not None:
+            part = np.where(g[lo:hi] == g[lo + offset : hi + offset], part, 0.0)
+        out[lo:hi] += part
+    return out
+
+
+def minmax(scores: FloatArray) -> FloatArray:
+    """``scores`` scaled linearly to [0, 1] (all zeros when they are all equal or empty)."""
+    if scores.size == 0:
+        return scores.astype(np.float32)
+    low, high = float(scores.min()), float(scores.max())
+    if not math.isfinite(high - low) or high - low <= 0.0:
+        return np.zeros_like(scores, dtype=np.float32)
+    out: FloatArray = ((scores - low) / (high - low)).astype(np.float32)
+    return out
+
+
+def top_indices(scores: FloatArray, k: int, eligible: npt.NDArray[np.bool_] | None = None
+                ) -> IntArray:
+    """Positions of the ``k`` best scores, best first; ties go to the later (newer) message.
+
+    ``eligible`` (same length, optional) masks out messages that may not be returned, e.g.
+    those still in the context window or outside the time range.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if eligible is not None:
+        s = np.where(eligible, s, -np.inf)
+    k = min(k, int(np.isfinite(s).sum()))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    part = np.argpartition(-s, k - 1)[:k] if k < len(s) else np.arange(len(s))
+    order = np.lexsort((-part, -s[part]))
+    out: IntArray = part[order].astype(np.int64)
+    return out
+
+
+def hybrid_scores(keyword: FloatArray, semantic: FloatArray, *, semantic_weight: float = 0.8
+                  ) -> FloatArray:
+    """Score-level fusion: ``minmax(keyword) + semantic_weight * minmax(semantic)``."""
+    if keyword.shape != semantic.shape:
+        raise ValueError("keyword and semantic scores must have the same shape")
+    out: FloatArray = minmax(keyword) + np.float32(semantic_weight) * minmax(semantic)
+    return out
+
+
+# -- dates named in the query -----------------------------------------------------------------
+
+_DAY_NS = 86_400 * 10**9
+_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+_MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+_MONTHS["sept"] = 9
+_MON = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"((?:19|20)\d\d)"
+_DATE_FORMS = [  # (pattern, (day group, month group, year group)); most specific first
+    (re.compile(rf"\b{_ORD}\s+(?:of\s+)?{_MON},?\s+{_YEAR}\b", re.I), (1, 2, 3)),
+    (re.compile(rf"\b{_MON}\s+{_ORD},?\s+{_YEAR}\b", re.I), (2, 1, 3)),
+    (re.compile(rf"\b{_MON},?\s+{_YEAR}\b", re.I), (0, 1, 2)),
+    (re.compile(rf"\b{_ORD}\s+(?:of\s+)?{_MON}\b", re.I), (1, 2, 0)),
+    (re.compile(rf"\b{_MON}\s+{_ORD}\b(?!:)", re.I), (2, 1, 0)),
+    (re.compile(rf"\b{_YEAR}\b"), (0, 0, 1)),
+    # A bare month name must be capitalised: "May" the month, not "may" the verb.
+    (re.compile("(" + "|".join(m for m in calendar.month_name if m) + r")\b"),
+     (0, 1, 0)),
+]
+
+# "as of May 2023", "before June": a bound on the time, not the time of the event asked about.
+_BOUND = re.compile(r"\b(?:as\s+of|since|until|till)\s+(?:the\s+)?$", re.I)
+
+
+@dataclass(frozen=True)
+class TimeSpan:
+    """A date or period named in a query: ``year``/``month``/``day`` (0 when not given).
+
+    A span with no year matches that month (and day) in any year.
+    """
+
+    year: int = 0
+    month: int = 0
+    day: int = 0
+
+
+def query_time_spans(query: str) -> list[TimeSpan]:
+    """The dates, months and years a query names ("on 8 May, 2023", "in June", "2022").
+
+    A bare month name counts only when capitalised and spelt in full. A date right after
+    "as of", "since" or "until" bounds the time rather than naming it, so it is left out. A day
+    and month without a year take the query's only year, when the query names exactly one.
+    """
+    text, found = query, []
+    for pattern, (dg, mg, yg) in _DATE_FORMS:
+        for m in pattern.finditer(text):
+            if _BOUND.search(text[: m.start()]):
+                continue
+            month = _MONTHS.get(m.group(mg).lower().rstrip("."), 0) if mg else 0
+            day = int(m.group(dg)) if dg else 0
+            if day > 31:
+                continue
+            found.append(TimeSpan(int(m.group(yg)) if yg else 0, month, day))
+        text = pattern.sub(lambda m: " " * len(m.group()), text)
+    years = {s.year for s in found if s.year}
+    if len(years) == 1:
+        only = years.pop()
+        found = [s if s.year or not s.month else TimeSpan(only, s.month, s.day) for s in found]
+        if any(s.month for s in found):
+            found = [s for s in found if s.month or s.year != only or s.day]
+    return found
+
+
+def _day_range(span: TimeSpan, year: int) -> tuple[int, int]:
+    """First day and the day after the last, as days since 1970-01-01 (UTC)."""
+    if span.month == 0:
+        start, end = datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+    elif span.day == 0:
+        start = datetime(year, span.month, 1, tzinfo=UTC)
+        end = datetime(year + span.month // 12, span.month % 12 + 1, 1, tzinfo=UTC)
+    else:
+        last = calendar.monthrange(year, span.month)[1]
+        start = datetime(year, span.month, min(span.day, last), tzinfo=UTC)
+        return int(start.timestamp()) // 86_400, int(start.timestamp()) // 86_400 + 1
+    return int(start.timestamp()) // 86_400, int(end.timestamp()) // 86_400
+
+
+def time_prior(times_ns: Sequence[int] | IntArray, spans: Sequence[TimeSpan],
+               slack_days: float = 7.0) -> FloatArray:
+    """How well each message's time fits the dates a query names: 1 inside a span, falling
+    linearly to 0 at ``slack_days`` outside it (people mention an event days after it).
+
+    ``times_ns`` are UTC Unix times in nanoseconds (``Message.at``). A span without a year is
+    tried in every year the messages cover. No spans: all zeros.
+    """
+    t = np.asarray(times_ns, dtype=np.int64)
+    out = np.zeros(t.shape, dtype=np.float32)
+    if not spans or t.size == 0:
+        return out
+    days = t // _DAY_NS
+    years = range(datetime.fromtimestamp(int(days.min()) * 86_400, UTC).year,
+                  datetime.fromtimestamp(int(days.max()) * 86_400, UTC).year + 1)
+    for span in spans:
+        for year in [span.year] if span.year else years:
+            if span.month and span.day and span.day > calendar.monthrange(year, span.month)[1]:
+                continue
+            start, end = _day_range(span, year)
+            dist = np.maximum(np.maximum(start - days, days - (end - 1)), 0).astype(np.float32)
+            fit = (dist == 0).astype(np.float32) if slack_days <= 0 else np.clip(
+                1.0 - dist / np.float32(slack_days), 0.0, 1.0)
+            np.maximum(out, fit, out=out)
+    return out
+
+
+def sender_prior(sender_codes: IntArray, sender_names: Sequence[str | None],
+                 query: str) -> FloatArray:
+    """1 for messages whose sender the query names ("What did Ann say…"), else 0.
+
+    ``sender_codes[i]`` indexes ``sender_names``. All zeros when the query names no sender, or
+    names every sender present (then the name tells the messages apart no more).
+    """
+    wanted = set(tokens(query))
+    named = np.asarray([bool(set(tokens(name or "")) & wanted) for name in sender_names]
+                       + [False], dtype=np.bool_)
+    hit = named[np.asarray(sender_codes, dtype=np.int64)]
+    if not hit.any() or hit.all():
+        return np.zeros(hit.shape, dtype=np.float32)
+    return hit.astype(np.float32)
+
+
+# -- the whole ranking ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HybridWeights:
+    """The fusion's settings, as chosen on LoCoMo (see the module docstring).
+
+    ``score = minmax(bm25) + semantic * minmax(smoothed cosine) + time * time_prior
+    + sender * sender_prior``.
+    """
+
+    semantic: float = 0.8
+    time: float = 0.7
+    sender: float = 0.3
+    time_slack_days: float = 7.0
+
+
+@dataclass(frozen=True)
+class SessionIndex:
+    """Everything a query needs about one session's searchable messages, in id order.
+
+    Build it with :func:`build_session_index` and cache it until the session's messages change.
+    """
+
+    ids: IntArray
+    keyword: KeywordIndex
+    vectors: FloatArray | None
+    times: IntArray
+    sender_codes: IntArray
+    sender_names: tuple[str | None, ...]
+
+
+def build_session_index(ids: Sequence[int], texts: Sequence[str],
+                        senders: Sequence[str | None], times_ns: Sequence[int],
+                        vectors: FloatArray | None = None, *,
+                        key_weights: dict[int, float] | None = None) -> SessionIndex:
+    """Index messages (chronological) for :func:`search_session`.
+
+    Each message's keyword key is ``sender: text`` plus its neighbours' (see
+    :func:`build_keyword_index`); ``vectors`` are the messages' unit-length embeddings of
+    :func:`embedding_key`, one row per message (``None``: keyword search only).
+    """
+    n = len(ids)
+    if not len(texts) == len(senders) == len(times_ns) == n:
+        raise ValueError("ids, texts, senders and times must have the same length")
+    if vectors is not None and vectors.shape[0] != n:
+        raise ValueError("vectors must have one row per message")
+    names: dict[str | None, int] = {}
+    codes = np.asarray([names.setdefault(s, len(names)) for s in senders], dtype=np.int64)
+    keys = [tokens(f"{s}: {t}" if s else t) for s, t in zip(senders, texts, strict=True)]
+    return SessionIndex(ids=np.asarray(ids, dtype=np.int64),
+                        keyword=build_keyword_index(keys, key_weights=key_weights),
+                        vectors=None if vectors is None else np.asarray(vectors, np.float32),
+                        times=np.asarray(times_ns, dtype=np.int64), sender_codes=codes,
+                        sender_names=tuple(names))
+
+
+def search_session(index: SessionIndex, query: str, query_vector: FloatArray | None = None,
+                   *, k: int = 8, mode: str = "hybrid",
+                   eligible: npt.NDArray[np.bool_] | None = None,
+                   weights: HybridWeights | None = None) -> list[tuple[int, float]]:
+    """The ``k`` best ``(message id, score)`` pairs for ``query``, best first.
+
+    ``mode`` is ``"hybrid"`` (needs ``query_vector`` and index vectors), ``"semantic"``
+    (smoothed cosine plus the time and sender priors) or ``"keyword"`` (neighbour-keyed BM25
+    plus the priors; only messages whose key holds a query term). ``eligible`` masks out
+    messages (context window, time range). Scores are comparable within one call only.
+    """
+    w = weights or HybridWeights()
+    if mode not in ("hybrid", "semantic", "keyword"):
+        raise ValueError(f"unknown mode {mode!r}")
+    score = np.zeros(index.ids.shape, dtype=np.float32)
+    if mode != "semantic":
+        bm25 = keyword_scores(index.keyword, query)
+        score += minmax(bm25)
+        if mode == "keyword":
+            eligible = bm25 > 0 if eligible is None else eligible & (bm25 > 0)
+    if mode != "keyword":
+        if query_vector is None or index.vectors is None:
+            raise ValueError(f"{mode} search needs a query vector and message vectors")
+        cosine = neighbour_smooth(semantic_scores(index.vectors, query_vector),
+                                  DEFAULT_SMOOTHING)
+        score += np.float32(w.semantic if mode == "hybrid" else 1.0) * minmax(cosine)
+    spans = query_time_spans(query)
+    if spans and w.time:
+        score += np.float32(w.time) * time_prior(index.times, spans, w.time_slack_days)
+    if w.sender:
+        score += np.float32(w.sender) * sender_prior(index.sender_codes, index.sender_names,
+                                                     query)
+    best = top_indices(score, k, eligible)
+    return [(int(index.ids[i]), float(score[i])) for i in best]
