@@ -25,7 +25,7 @@ import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,7 @@ class Conversation:
 
 
 def _when(text: str) -> int:
-    moment = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+    moment = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
     return int(moment.timestamp()) * 10**9
 
 
@@ -193,8 +193,7 @@ def report(scores: dict[str, Scores], questions: int) -> None:
 
 
 def _synthetic(n: int) -> list[dict[str, Any]]:
-    words = ("budget trip dinner train hotel museum report meeting deadline garden dog cat "
-             "concert coffee paper bike river mountain 火車 旅館 會議 報告 預算 晚餐").split()
+    words = ["budget", "trip", "dinner", "train", "hotel", "museum", "report", "meeting", "deadline", "garden", "dog", "cat", "concert", "coffee", "paper", "bike", "river", "mountain", "火車", "旅館", "會議", "報告", "預算", "晚餐"]
     return [{"role": "user" if i % 2 == 0 else "assistant",
              "content": " ".join(words[(i * 7 + j * 3) % len(words)] for j in range(12))
              + f" #{i}"} for i in range(n)]
@@ -247,8 +246,11 @@ async def main() -> None:
     parser.add_argument("--latency-messages", type=int, default=100_000)
     args = parser.parse_args()
     convs = load(2 if args.quick else None)
-    embedder: Embedder | None = {"local": LocalEmbedder, "hash": HashEmbedder,
-                                 "none": lambda: None}[args.embedder]()
+    embedder: Embedder | None = None
+    if args.embedder == "local":
+        embedder = LocalEmbedder()
+    elif args.embedder == "hash":
+        embedder = HashEmbedder()
     scores: dict[str, Scores] = {"FTS5 BM25 (plain)": Scores()}
     for mode in MODES if embedder is not None else ("keyword",):
         scores[f"memstrata {mode}"] = Scores()
