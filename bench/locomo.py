@@ -193,7 +193,8 @@ def report(scores: dict[str, Scores], questions: int) -> None:
 
 
 def _synthetic(n: int) -> list[dict[str, Any]]:
-    words = ["budget", "trip", "dinner", "train", "hotel", "museum", "report", "meeting", "deadline", "garden", "dog", "cat", "concert", "coffee", "paper", "bike", "river", "mountain", "火車", "旅館", "會議", "報告", "預算", "晚餐"]
+    words = ("budget trip dinner train hotel museum report meeting deadline garden dog cat "
+             "concert coffee paper bike river mountain 火車 旅館 會議 報告 預算 晚餐").split()
     return [{"role": "user" if i % 2 == 0 else "assistant",
              "content": " ".join(words[(i * 7 + j * 3) % len(words)] for j in range(12))
              + f" #{i}"} for i in range(n)]
