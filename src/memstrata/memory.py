@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo
@@ -21,8 +21,8 @@ from .error_memory import ErrorMemory
 from .errors import Closed, InvalidInput, NotFound
 from .indexer import Indexer
 from .ingest import check_message_id, check_session, draft, is_temp
+from .opening import UNSET, Opening, Unset, choose_models, open_target
 from .providers.base import LLM, Embedder
-from .providers.registry import make_embedder, make_llm
 from .relevance import filter_relevant
 from .retrieve import since
 from .scheduler import CronRunner
@@ -42,56 +42,9 @@ __all__ = ["Clock", "Memory"]
 Clock = Callable[[], int]
 """Returns the current UTC time in nanoseconds (injectable for tests and imports)."""
 
-
-class _Unset:
-    """Marks an argument that was not passed (``None`` means "none", not "default")."""
-
-
-_UNSET = _Unset()
-
 _SWEEP_INTERVAL_S = 60.0
 _EXPORT_BATCH = 1000
 _MATCH_MODES = ("keyword", "semantic", "hybrid")
-
-
-def _open_target(target: str) -> str:
-    """A SQLite path from a path or URL; other schemes are refused with the supported ones."""
-    if target == ":memory:":
-        return target
-    if "://" in target:
-        scheme, _, rest = target.partition("://")
-        if scheme != "sqlite":
-            raise InvalidInput("target", f"unsupported database URL scheme {scheme!r}; use a "
-                               "file path, ':memory:' or sqlite:///path/to/file.db")
-        path = rest[1:] if rest.startswith("/") else rest
-        if rest.startswith("//"):
-            path = rest[1:]  # sqlite:////abs/path -> /abs/path
-        if not path:
-            raise InvalidInput("target", "the sqlite URL names no file")
-        return path
-    if not target:
-        raise InvalidInput("target", "must be a file path, ':memory:' or a sqlite:/// URL")
-    return target
-
-
-class _Opening:
-    """``Memory.open(...)``: awaitable, and usable as ``async with``."""
-
-    def __init__(self, make: Callable[[], Awaitable[Memory]]) -> None:
-        self._make = make
-        self._memory: Memory | None = None
-
-    def __await__(self) -> Generator[Any, None, Memory]:
-        return self._make().__await__()
-
-    async def __aenter__(self) -> Memory:
-        self._memory = await self._make()
-        return self._memory
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        if self._memory is not None:
-            await self._memory.close()
 
 
 class Memory:
@@ -132,9 +85,9 @@ class Memory:
     @classmethod
     def open(cls, target: str = "memory.db", *, settings: Settings | None = None,
              tenant: str = "default", background: bool = True,
-             embedder: Embedder | _Unset | None = _UNSET,
-             llm: LLM | _Unset | None = _UNSET, decision_llm: LLM | _Unset | None = _UNSET,
-             clock: Clock | None = None) -> _Opening:
+             embedder: Embedder | Unset | None = UNSET,
+             llm: LLM | Unset | None = UNSET, decision_llm: LLM | Unset | None = UNSET,
+             clock: Clock | None = None) -> Opening:
         """Open (creating if needed) a memory database: a path, ``sqlite:///…`` or ``:memory:``.
 
         ``embedder``, ``llm`` and ``decision_llm`` override ``settings.embedder``,
@@ -145,21 +98,10 @@ class Memory:
         chosen = settings if settings is not None else Settings()
         if not isinstance(chosen, Settings):
             raise InvalidInput("settings", "must be a memstrata.Settings")
-        path = _open_target(str(target))
+        path = open_target(str(target))
         check_session(tenant, "tenant")
-        if isinstance(embedder, _Unset):
-            chosen_embedder = (make_embedder(chosen.embedder, base_url=chosen.llm_base_url,
-                                             api_key=chosen.llm_api_key,
-                                             max_retries=chosen.llm_max_retries)
-                               if chosen.embedder is not None else None)
-        else:
-            chosen_embedder = embedder
-        chosen_llm = _model(llm, chosen.summary_model, chosen.llm_base_url,
-                            chosen.llm_api_key, chosen, "summary_model")
-        chosen_decision = _model(decision_llm, chosen.decision_model,
-                                 chosen.decision_base_url or chosen.llm_base_url,
-                                 chosen.decision_api_key or chosen.llm_api_key, chosen,
-                                 "decision_model")
+        chosen_embedder, chosen_llm, chosen_decision = choose_models(chosen, embedder, llm,
+                                                                     decision_llm)
 
         async def make() -> Memory:
             store = await SQLiteStore.open(path, durability=chosen.durability)
@@ -169,7 +111,7 @@ class Memory:
                 mem._start_background()
             return mem
 
-        return _Opening(make)
+        return Opening(make)
 
     async def close(self) -> None:
         """Stop background work and close the database. Safe to call twice."""
@@ -535,13 +477,3 @@ class Memory:
         self._live()
         return await self._store.integrity_check()
 
-
-def _model(given: LLM | _Unset | None, name: str | None, base_url: str | None,
-           api_key: str | None, settings: Settings, field: str) -> LLM | None:
-    """The LLM passed in, else the one the settings name (no I/O happens here)."""
-    if not isinstance(given, _Unset):
-        return given
-    if name is None:
-        return None
-    return make_llm(name, base_url=base_url, api_key=api_key,
-                    max_retries=settings.llm_max_retries, field=field)
