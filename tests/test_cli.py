@@ -21,7 +21,7 @@ from memstrata import Memory, Settings
 from memstrata.cli import DEMO_SESSION, app, demo_records
 
 # Wide enough that rich tables never wrap a short message across lines.
-ENV = {"COLUMNS": "200", "NO_COLOR": "1"}
+ENV = {"COLUMNS": "200", "NO_COLOR": "1", "MEMSTRATA_EMBEDDER": "none"}
 
 
 def cli(db: Path | None, *args: str, stdin: str | None = None,
