@@ -216,3 +216,15 @@ async def test_real_model_finds_meaning_across_languages(db_path: str,
         assert await best("搬新房子的準備") == ms[0].id          # Chinese paraphrase
         assert await best("銷售報表的截止日") == ms[2].id          # Chinese query, English text
         assert await best("my cat refuses to eat") == ms[4].id   # English query, Chinese text
+
+
+async def test_flush_waits_for_batches_the_background_indexer_holds(db_path: str) -> None:
+    slow = CountingEmbedder()
+    slow.delay = 0.2
+    async with Memory.open(db_path, settings=SETTINGS, embedder=slow) as mem:
+        await mem.add_many("s", _chat(150))
+        await asyncio.sleep(0.05)  # let the background indexer claim a batch first
+        await mem.flush(timeout=60)
+        assert (await mem.stats("s")).index_backlog == 0
+        assert sorted(slow.texts) == sorted(f"filler message {i} about the weather"
+                                            for i in range(150))

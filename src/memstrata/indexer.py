@@ -25,6 +25,7 @@ __all__ = ["FlushTimeout", "Indexer", "embed_text"]
 
 _STALE_CLAIM_S = 120
 _IDLE_POLL_S = 1.0
+_CLAIMED_POLL_S = 0.05
 _MAX_BACKOFF_S = 60.0
 
 
@@ -82,14 +83,25 @@ class Indexer:
         return max(stored, 1)
 
     async def drain(self, timeout: float | None = None) -> None:
-        """Index until the tenant's queue is empty; raise on embedder failure or timeout."""
+        """Index until the tenant's queue is empty; raise on embedder failure or timeout.
+
+        Batches claimed by another indexer (the background task, another process) count as
+        not done yet: this waits for them, and takes them over once their claim goes stale.
+        """
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if deadline is not None and time.monotonic() > deadline:
-                left = await self._vectors.backlog(self._tenant or "")
+                left = await self._backlog()
                 raise FlushTimeout(f"flush timed out with {left} message(s) still queued")
             if await self.step() == 0:
-                return
+                if await self._backlog() == 0:
+                    return
+                await asyncio.sleep(_CLAIMED_POLL_S)
+
+    async def _backlog(self) -> int:
+        if self._tenant is None:
+            return await self._vectors.backlog_all()
+        return await self._vectors.backlog(self._tenant)
 
     async def run(self) -> None:
         """The background loop: index while there is work, sleep when idle, back off on errors."""

@@ -179,6 +179,7 @@ WHERE claimed_by = ?"""
 
 COUNT_BACKLOG_SESSION = "SELECT count(*) FROM index_queue WHERE tenant = ? AND session = ?"
 COUNT_BACKLOG_TENANT = "SELECT count(*) FROM index_queue WHERE tenant = ?"
+COUNT_BACKLOG_ALL = "SELECT count(*) FROM index_queue"
 
 SELECT_VECTOR_VERSION = "SELECT vector_version FROM sessions WHERE tenant = ? AND id = ?"
 SELECT_VECTOR_VERSIONS = """

@@ -93,6 +93,11 @@ class SQLiteVectors:
                 sql.COUNT_BACKLOG_SESSION, (tenant, session)).fetchone())
         return int(row[0])
 
+    async def backlog_all(self) -> int:
+        """Queued messages of every tenant."""
+        row = await self._store._run(lambda c: c.execute(sql.COUNT_BACKLOG_ALL).fetchone())
+        return int(row[0])
+
     async def versions(self, tenant: str, session: str | None) -> dict[str, int]:
         """Vector versions of one session, or of every session of the tenant with vectors."""
         if session is not None:
