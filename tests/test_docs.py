@@ -6,6 +6,7 @@ CLI, refresh the page with ``python tests/test_docs.py`` (it rewrites only those
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from pathlib import Path
@@ -14,9 +15,12 @@ import pytest
 from typer.main import get_command
 from typer.testing import CliRunner
 
+from memstrata import Settings
 from memstrata.cli import app
 
-CLI_MD = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+CLI_MD = DOCS / "cli.md"
+CONFIGURATION_MD = DOCS / "configuration.md"
 HELP_BLOCK = re.compile(r"(<!-- help:(?P<cmd>[^>]*?)-->\n```text\n)(?P<body>.*?)(```)", re.S)
 # Box drawing and block elements, in case a help renderer frames its panels.
 BOX = re.compile("[\u2500-\u259f]")
@@ -40,9 +44,13 @@ def documented() -> dict[str, str]:
 
 
 def commands() -> list[str]:
-    group = get_command(app)
-    names = getattr(group, "commands", {})
-    return ["", *sorted(names)]
+    """Every command path: ``""`` (the top level), ``"add"``, …, ``"errors"``,
+    ``"errors write"``, …"""
+    out = [""]
+    for name, command in sorted(getattr(get_command(app), "commands", {}).items()):
+        out.append(name)
+        out += [f"{name} {sub}" for sub in sorted(getattr(command, "commands", {}))]
+    return out
 
 
 def test_every_command_is_documented() -> None:
@@ -65,6 +73,22 @@ def rewrite() -> None:
         return m.group(1) + real_help(m["cmd"].strip()) + m.group(4)
 
     CLI_MD.write_text(HELP_BLOCK.sub(fill, page), encoding="utf-8")
+
+
+def test_every_setting_is_in_the_configuration_reference() -> None:
+    page = CONFIGURATION_MD.read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([a-z_]+)` \|", page, re.M))
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    assert fields - rows == set(), "docs/configuration.md misses these settings"
+    assert rows - fields == set(), "docs/configuration.md lists settings that do not exist"
+    for name in fields:
+        default = getattr(Settings(), name)
+        shown = re.search(rf"^\| `{name}` \| `?([^|`]*)`? \|", page, re.M)
+        assert shown is not None
+        expected = ("None" if default is None else str(default).lower()
+                    if isinstance(default, bool) else repr(default).replace("'", '"')
+                    if isinstance(default, str) else str(default))
+        assert shown.group(1).replace("_", "") == expected.replace("_", ""), name
 
 
 if __name__ == "__main__":
