@@ -315,3 +315,18 @@ def test_worker_runs_until_sigterm(db: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0, stderr
     events += [json.loads(line) for line in stdout.splitlines()]
     assert events[-1] == {"event": "stopped"}
+
+
+def test_demo_with_the_local_model_shows_a_cross_language_hit(tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = run_module("--json", "demo", env=LOCAL, cwd=tmp_path)
+    seconds = time.monotonic() - started
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    semantic = [s for s in data["searches"] if s["match"] == "semantic"]
+    assert len(semantic) == 1 and semantic[0]["query"] == "beef noodle soup for dinner"
+    best = next(h for h in semantic[0]["hits"] if h["rank"] == 1)
+    assert "牛肉麵" in best["message"]["content"]
+    assert data["stats"]["index_backlog"] == 0
+    assert seconds < 30  # about 4 s on an idle 2-core machine; generous for busy CI
+    assert list(tmp_path.iterdir()) == []
