@@ -13,6 +13,7 @@ from memstrata.providers import FakeLLM
 from memstrata.summarise import (
     SummaryFailed,
     SummaryResult,
+    _batches,
     body_kind,
     chunk_messages,
     conversations,
@@ -74,6 +75,15 @@ def test_a_chunk_never_ends_on_a_user_message_while_more_follow() -> None:
     # A single huge user message followed by a reply: the reply joins it past the limit.
     ms = [msg(1, "user", "q" * 1000), msg(2, "assistant", "r" * 1000)]
     assert [[m.id for m in c] for c in chunk_messages(ms, 10)] == [[1, 2]]
+    # A long run of user messages with no reply still splits (at most twice the limit more).
+    run = [msg(i, "user", "x" * 10) for i in range(1, 11)]
+    assert [len(c) for c in chunk_messages(run, 20)] == [6, 4]
+
+
+def test_the_decision_model_is_asked_in_batches_within_the_chunk_size() -> None:
+    groups = [[msg(1, "user", "a" * 10)], [msg(2, "user", "b" * 15)], [msg(3, "user", "c" * 5)]]
+    assert [(start, len(b)) for start, b in _batches(groups, 20)] == [(0, 1), (1, 2)]
+    assert [(start, len(b)) for start, b in _batches(groups, 1000)] == [(0, 3)]
 
 
 def test_conversations_group_a_user_message_with_its_replies() -> None:
@@ -107,8 +117,8 @@ async def test_messages_are_shown_with_time_and_sender_in_the_settings_timezone(
     await run_summary(llm, settings=Settings(timezone="Asia/Taipei"), previous=None,
                       messages=ms, save=Saves())
     user = llm.calls[0].messages[0]["content"]
-    assert "[2024-05-01 18:01 · 小明] (user)\n哈囉" in user
-    assert "[2024-05-01 18:02 · assistant]\nhello" in user
+    assert "Speakers: 小明 = user" in user
+    assert "2024-05-01\n18:01 小明: 哈囉\n18:02 assistant: hello" in user
 
 
 async def test_a_failing_chunk_stops_the_run_after_saving_earlier_chunks() -> None:
@@ -294,10 +304,12 @@ async def test_noise_between_chunks_is_passed_over_by_the_cursor() -> None:
     ms = [msg(1, "user", "a" * 10), msg(2, "assistant", "b" * 10),
           msg(3, "user", "thanks"), msg(4, "assistant", "np"),
           msg(5, "user", "c" * 10), msg(6, "assistant", "d" * 10)]
-    verdict = json.dumps({"conversations": [{"index": 2, "noise": True, "confidence": 1}]})
+    # With 20-character chunks each conversation is screened in a call of its own.
+    keep = json.dumps({"conversations": []})
+    verdict = json.dumps({"conversations": [{"index": 1, "noise": True, "confidence": 1}]})
     saves = Saves()
     await run_summary(FakeLLM([summary_reply("1"), summary_reply("2")]),
-                      decision_llm=FakeLLM([verdict]),
+                      decision_llm=FakeLLM([keep, verdict, keep]),
                       settings=Settings(summary_chunk_chars=20), previous=None, messages=ms,
                       save=saves)
     assert saves.cursors == [4, 6]

@@ -114,20 +114,38 @@ def summary_system_prompt(previous: Mapping[str, Any] | str | None, *, reply_lan
 
 
 def message_block(m: Message, tz: ZoneInfo) -> str:
-    """One message as the summariser sees it: a ``[time · sender]`` header, then the text.
+    """One message as the models see it: ``HH:MM speaker: text``.
 
-    The role is added after the header when a display name hides it, so the model can still
-    tell the user from the assistant.
+    The date is not repeated on every message (it would cost more tokens than many messages
+    hold): ``transcript`` puts it on a line of its own whenever the day changes.
     """
-    who = m.sender or m.role
-    role = f" ({m.role})" if m.sender and m.sender != m.role else ""
-    return f"[{format_time(m.at, tz)} · {who}]{role}\n{m.content}"
+    return f"{format_time(m.at, tz)[11:]} {m.sender or m.role}: {m.content}"
+
+
+def transcript(messages: Sequence[Message], tz: ZoneInfo) -> str:
+    """Messages oldest first, a ``YYYY-MM-DD`` line before each new day, and one line naming
+    the role behind each display name (so the model tells the user from the assistant)."""
+    roles: dict[str, str] = {}
+    for m in messages:
+        if m.sender and m.sender != m.role:
+            roles.setdefault(m.sender, m.role)
+    lines = []
+    if roles:
+        lines.append("Speakers: " + ", ".join(f"{who} = {role}" for who, role in roles.items()))
+    day = ""
+    for m in messages:
+        stamp = format_time(m.at, tz)
+        if stamp[:10] != day:
+            day = stamp[:10]
+            lines.append(f"\n{day}")
+        lines.append(message_block(m, tz))
+    return "\n".join(lines).strip()
 
 
 def summary_user_message(messages: Sequence[Message], tz: ZoneInfo) -> str:
     """The user turn of one chunk: its messages, oldest first."""
-    body = "\n\n".join(message_block(m, tz) for m in messages)
-    return f"New messages, oldest first:\n\n{body}\n\nReturn the updated memory as JSON."
+    return (f"New messages, oldest first (times are HH:MM on the date above them):\n\n"
+            f"{transcript(messages, tz)}\n\nReturn the updated memory as JSON.")
 
 
 _DECISION_RULES = """\
@@ -171,7 +189,7 @@ def decision_user_message(previous: Mapping[str, Any], conversations: Sequence[S
     parts = [_numbered_entries(previous), "", "New conversations:"]
     for i, conversation in enumerate(conversations, 1):
         parts.append(f"--- conversation {i} ---")
-        parts.extend(message_block(m, tz) for m in conversation)
+        parts.append(transcript(conversation, tz))
     return "\n".join(parts)
 
 

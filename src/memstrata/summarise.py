@@ -116,15 +116,21 @@ def chunk_messages(messages: Sequence[Message], max_chars: int) -> list[list[Mes
 
     A chunk holds at least one message, so one huge message is a chunk of its own. A chunk
     never ends on a user message while more messages follow (the reply is what makes the
-    request worth summarising), so such a chunk takes the next message even past the limit.
+    request worth summarising), so such a chunk takes the next messages even past the limit —
+    at most twice ``max_chars`` more, so a long run of user messages without replies still
+    splits.
     """
     chunks: list[list[Message]] = []
     current: list[Message] = []
-    size = 0
+    size = spill = 0
     for m in messages:
-        if current and size + len(m.content) > max_chars and current[-1].role != "user":
-            chunks.append(current)
-            current, size = [], 0
+        if current and size + len(m.content) > max_chars:
+            if current[-1].role == "user" and (
+                    spill == 0 or spill + len(m.content) <= 2 * max_chars):
+                spill += len(m.content)
+            else:
+                chunks.append(current)
+                current, size, spill = [], 0, 0
         current.append(m)
         size += len(m.content)
     if current:
@@ -282,12 +288,37 @@ async def _screen(decision_llm: LLM | None, base: dict[str, Any], messages: list
     if decision_llm is None:
         return base, messages
     groups = conversations(messages)
-    decision, reply = await decide(decision_llm, base, groups, settings)
-    tally.count(reply)
+    decision = Decision()
+    # One decision call per batch of conversations, each within the chunk size, so a long
+    # backlog never becomes one request larger than the model's context.
+    for start, batch in _batches(groups, settings.summary_chunk_chars):
+        part, reply = await decide(decision_llm, base, batch, settings)
+        tally.count(reply)
+        decision = Decision(
+            noise=decision.noise | {start + i for i in part.noise},
+            overturned_decisions=decision.overturned_decisions | part.overturned_decisions,
+            overturned_past=decision.overturned_past | part.overturned_past)
     pruned, kept = apply_decision(base, groups, decision)
     tally.noise_dropped = len(messages) - len(kept)
     tally.overturned = len(decision.overturned_decisions) + len(decision.overturned_past)
     return pruned, kept
+
+
+def _batches(groups: Sequence[Sequence[Message]],
+             max_chars: int) -> list[tuple[int, Sequence[Sequence[Message]]]]:
+    """Consecutive runs of conversations of at most ``max_chars`` characters (at least one
+    conversation each), with the index of each run's first conversation."""
+    out: list[tuple[int, Sequence[Sequence[Message]]]] = []
+    start, size = 0, 0
+    for i, group in enumerate(groups):
+        chars = sum(len(m.content) for m in group)
+        if i > start and size + chars > max_chars:
+            out.append((start, groups[start:i]))
+            start, size = i, 0
+        size += chars
+    if start < len(groups):
+        out.append((start, groups[start:]))
+    return out
 
 
 def _cursors(chunks: Sequence[Sequence[Message]], messages: Sequence[Message]) -> list[int]:
