@@ -228,3 +228,17 @@ async def test_flush_waits_for_batches_the_background_indexer_holds(db_path: str
         assert (await mem.stats("s")).index_backlog == 0
         assert sorted(slow.texts) == sorted(f"filler message {i} about the weather"
                                             for i in range(150))
+
+
+async def test_closing_mid_batch_hands_the_batch_back(db_path: str) -> None:
+    slow = CountingEmbedder()
+    slow.delay = 5.0
+    async with Memory.open(db_path, settings=SETTINGS, embedder=slow) as mem:
+        await mem.add_many("s", _chat(10))
+        await asyncio.sleep(0.3)  # the background indexer is now inside embed()
+    fast = CountingEmbedder()
+    async with Memory.open(db_path, settings=SETTINGS, embedder=fast,
+                           background=False) as mem:
+        assert await mem.index_backlog() == 10
+        await mem.flush(timeout=5)  # would wait for a stale claim without the hand-back
+        assert len(fast.texts) == 10 and await mem.index_backlog() == 0

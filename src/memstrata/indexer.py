@@ -67,6 +67,11 @@ class Indexer:
             return 0
         try:
             matrix = await self._embedder.embed([embed_text(c.message) for c in claimed])
+        except asyncio.CancelledError:
+            # Closing mid-batch: hand the batch back now rather than leaving it claimed until
+            # the claim goes stale.
+            await self._vectors.release(token)
+            raise
         except Exception as exc:
             await self._vectors.release(token)
             self.last_error = f"{type(exc).__name__}: {exc}"

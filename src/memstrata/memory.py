@@ -203,6 +203,13 @@ class Memory:
         if self._indexer is not None:
             await self._indexer.drain(timeout)
 
+    async def index_backlog(self) -> int:
+        """Messages of this tenant still waiting to be embedded (0 without an embedder)."""
+        self._live()
+        if self._indexer is None:
+            return 0
+        return await self._store.vectors.backlog(self.tenant)
+
     async def reindex(self) -> int:
         """Drop this tenant's vectors and queue every hot message again (after changing the
         embedding model); returns how many are queued. ``flush()`` then rebuilds them."""
