@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001  (Chinese test sentences use the full-width comma, as written Chinese does)
 """The real packaged local model: it loads lazily, keeps the event loop free, and understands
 Traditional Chinese and English, including across the two."""
 
