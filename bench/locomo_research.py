@@ -33,6 +33,7 @@ import numpy as np
 
 from memstrata import fusion
 from memstrata.providers import LocalEmbedder
+from memstrata.providers.local import DEFAULT_LOCAL_MODEL
 from memstrata.text import bigram_text, fts_match_expression, query_terms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +89,7 @@ def session_time(text: str) -> int:
 def load(data: Path, audit: Path | None) -> list[Conversation]:
     """The conversations with their turns and answerable questions (evidence found)."""
     fixes: dict[str, list[str]] = {}
-    if audit is not None and audit.exists():
+    if audit is not None and audit.is_file():
         for rec in json.loads(audit.read_text()):
             if rec.get("error_type") == "WRONG_CITATION" and rec.get("correct_evidence"):
                 fixes[rec["question_id"]] = list(rec["correct_evidence"])
@@ -133,17 +134,18 @@ EMBED_KEYS: dict[str, Callable[[Conversation, int], str]] = {
 }
 
 
-def _embed_all(texts: list[str]) -> np.ndarray:
-    vectors = asyncio.run(LocalEmbedder().embed(texts))
+def _embed_all(texts: list[str], model: str) -> np.ndarray:
+    vectors = asyncio.run(LocalEmbedder(model).embed(texts))
     return np.asarray(vectors, dtype=np.float32)
 
 
-def attach_vectors(convs: list[Conversation], cache: Path, keys: Sequence[str]) -> None:
+def attach_vectors(convs: list[Conversation], cache: Path, keys: Sequence[str],
+                   model: str = DEFAULT_LOCAL_MODEL) -> None:
     """Put each conversation's turn vectors (per key) and question vectors in ``conv.cache``."""
     cache.mkdir(parents=True, exist_ok=True)
     qpath = cache / "q.npy"
     if not qpath.exists():
-        np.save(qpath, _embed_all([q.text for c in convs for q in c.questions]))
+        np.save(qpath, _embed_all([q.text for c in convs for q in c.questions], model))
     qv = np.load(qpath)
     if len(qv) != sum(len(c.questions) for c in convs):
         raise SystemExit(f"{qpath} does not match the data; delete the cache")
@@ -155,7 +157,7 @@ def attach_vectors(convs: list[Conversation], cache: Path, keys: Sequence[str]) 
         path = cache / f"t_{key}.npy"
         if not path.exists():
             np.save(path, _embed_all([EMBED_KEYS[key](c, i) for c in convs
-                                      for i in range(len(c.texts))]))
+                                      for i in range(len(c.texts))], model))
         tv = np.load(path)
         at = 0
         for c in convs:
@@ -396,15 +398,19 @@ def latency(convs: list[Conversation], size: int = 100_000, queries: int = 300) 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--audit", type=Path, default=DEFAULT_AUDIT,
+    ap.add_argument("--audit", default=str(DEFAULT_AUDIT),
                     help="audit file with corrected citations ('' to score the data as-is)")
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/memstrata-locomo-cache"))
+    ap.add_argument("--model", default=DEFAULT_LOCAL_MODEL, help="local embedding model")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="embedding cache directory (default: a per-model /tmp directory)")
     ap.add_argument("--variants", choices=("final", "all"), default="final")
     ap.add_argument("--latency", type=int, default=100_000, help="messages (0: skip)")
     args = ap.parse_args()
-    audit = args.audit if str(args.audit) else None
+    audit = Path(args.audit) if args.audit else None
     convs = load(args.data, audit)
-    attach_vectors(convs, args.cache, list(EMBED_KEYS) if args.variants == "all" else [EMBED])
+    cache = args.cache or Path(f"/tmp/memstrata-locomo-cache/{args.model}")
+    attach_vectors(convs, cache, list(EMBED_KEYS) if args.variants == "all" else [EMBED],
+                   args.model)
     rankers = variants(args.variants)
     half = len(convs) // 2
     table(convs[:half], rankers, "choose")

@@ -22,8 +22,11 @@ three conversations, confirmed on three others; USE-multilingual vectors):
   normalisation, pseudo-relevance feedback and diversifying neighbours did not help.
 * **Query priors.** A query naming a date ("on 8 May, 2023", "in June") favours messages sent
   then (:func:`time_prior`); a query naming one of the senders favours that sender's messages
-  (:func:`sender_prior`). Together +3 points at both cut-offs on both halves. The sender prior
-  costs a few points on LoCoMo's adversarial questions, which name the wrong person on purpose.
+  (:func:`sender_prior`). Together +2.5 to +5 points on both halves. The sender prior costs a
+  few points on LoCoMo's adversarial questions, which name the wrong person on purpose.
+
+Result (evidence ids as corrected by the dial481 audit): 74.7/83.9 on the choosing half,
+70.1/78.5 on the held-out half, against FTS5 BM25's 54.8/62.6 and 54.5/63.2.
 
 Tokens: Latin-script words lower-cased, stop words dropped, and a light English suffix
 stripping (plural ``s``, ``ed``, ``ing``, final ``e``) standing in for FTS5's Porter stemmer
@@ -37,6 +40,7 @@ hybrid query p95 under 30 ms, of which the 512-d matrix product is most.
 from __future__ import annotations
 
 import calendar
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -86,6 +90,7 @@ DEFAULT_KEY_WEIGHTS: dict[int, float] = {-2: 0.42, -1: 0.65, 0: 1.0, 1: 0.65, 2:
 DEFAULT_SMOOTHING: dict[int, float] = {-1: 0.5, 0: 1.0, 1: 0.5}
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A light English stem: plural ``s``, ``ed``/``ing`` and final ``e`` removed.
 
@@ -165,15 +170,11 @@ def _key_postings(token_lists: Sequence[Sequence[str]], groups: IntArray | None,
                   ) -> tuple[dict[str, int], IntArray, IntArray, FloatArray]:
     """(vocab, key position, term id, weight) of every token occurrence in every key."""
     vocab: dict[str, int] = {}
-    doc_list: list[int] = []
-    term_list: list[int] = []
-    for pos, toks in enumerate(token_lists):
-        for tok in toks:
-            term_list.append(vocab.setdefault(tok, len(vocab)))
-            doc_list.append(pos)
-    src = np.asarray(doc_list, dtype=np.int64)
-    term = np.asarray(term_list, dtype=np.int64)
+    term = np.asarray([vocab.setdefault(t, len(vocab)) for toks in token_lists for t in toks],
+                      dtype=np.int64)
     n = len(token_lists)
+    src = np.repeat(np.arange(n, dtype=np.int64),
+                    np.fromiter(map(len, token_lists), dtype=np.int64, count=n))
     parts_doc, parts_term, parts_w = [], [], []
     for offset, weight in key_weights.items():
         if weight <= 0:
