@@ -10,7 +10,6 @@ session still open, so long sessions are spread over the file the way they would
 months of use, and each piece is exactly what one ``add_many`` call writes.
 """
 
-# ruff: noqa: RUF001  (full-width punctuation is part of the Chinese phrase banks)
 from __future__ import annotations
 
 import math
