@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from memstrata.providers import HashEmbedder, Vectors
+
 T0 = 1_780_000_000 * 10**9
 """A fixed 'now' (2026-05-28) for tests that inject a clock."""
 
@@ -17,3 +23,37 @@ class ManualClock:
 
     def advance(self, seconds: float) -> None:
         self.now += int(seconds * 1e9)
+
+
+class CountingEmbedder:
+    """A HashEmbedder that counts what it embeds, and can be told to fail or stall."""
+
+    def __init__(self, dim: int = 64) -> None:
+        self._inner = HashEmbedder(dim)
+        self.model_id = self._inner.model_id
+        self.dim = dim
+        self.texts: list[str] = []
+        self.fail = False
+        self.delay = 0.0
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if self.fail:
+            raise ConnectionError("embedding service unreachable")
+        self.texts.extend(texts)
+        return await self._inner.embed(texts)
+
+
+class Saves:
+    """The ``save`` callback of a summary run, recording each call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[dict[str, Any], int, int, int]] = []
+
+    async def __call__(self, body: dict[str, Any], cursor: int, t_in: int, t_out: int) -> None:
+        self.calls.append((body, cursor, t_in, t_out))
+
+    @property
+    def cursors(self) -> list[int]:
+        return [c[1] for c in self.calls]

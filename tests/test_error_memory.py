@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import T0, ManualClock
+from helpers import T0, CountingEmbedder, ManualClock
 
 from memstrata.config import Settings
 from memstrata.error_memory import ErrorMemory, ErrorRecord
@@ -25,20 +25,6 @@ DAY = 86_400
 LOCAL_MIN_SIMILARITY = 0.35
 
 Factory = Callable[..., ErrorMemory]
-
-
-class CountingEmbedder:
-    """A HashEmbedder that counts the texts it was asked to embed."""
-
-    def __init__(self, dim: int = 64) -> None:
-        self._inner = HashEmbedder(dim)
-        self.model_id = self._inner.model_id
-        self.dim = dim
-        self.texts: list[str] = []
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        self.texts.extend(texts)
-        return await self._inner.embed(texts)
 
 
 class BrokenEmbedder:

@@ -3,36 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from helpers import CountingEmbedder
 
 from memstrata import InvalidInput, Memory, ProviderError, Settings
 from memstrata.indexer import FlushTimeout
-from memstrata.providers import HashEmbedder, LocalEmbedder, Vectors
+from memstrata.providers import HashEmbedder, LocalEmbedder
 
 SETTINGS = Settings(summary_cron=None, window_messages=2)
-
-
-class CountingEmbedder:
-    """A HashEmbedder that counts what it embeds, and can be told to fail or stall."""
-
-    def __init__(self, dim: int = 64) -> None:
-        self._inner = HashEmbedder(dim)
-        self.model_id = self._inner.model_id
-        self.dim = dim
-        self.texts: list[str] = []
-        self.fail = False
-        self.delay = 0.0
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        if self.fail:
-            raise ConnectionError("embedding service unreachable")
-        self.texts.extend(texts)
-        return await self._inner.embed(texts)
 
 
 def _chat(n: int, topic: str = "weather") -> list[dict[str, str]]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from helpers import Saves
 from llm_server import LLMServer, Reply, Request
 
 from memstrata.config import Settings
@@ -32,14 +32,6 @@ def dialogue(n: int) -> list[Message]:
 def summary_text(tag: str) -> str:
     return json.dumps({"key_decisions": [f"Do: {tag}"], "past_discussions": [],
                        "current_discussion": {"topic": tag, "description": tag}})
-
-
-class Saves:
-    def __init__(self) -> None:
-        self.calls: list[tuple[dict[str, Any], int, int, int]] = []
-
-    async def __call__(self, body: dict[str, Any], cursor: int, t_in: int, t_out: int) -> None:
-        self.calls.append((body, cursor, t_in, t_out))
 
 
 @pytest.fixture

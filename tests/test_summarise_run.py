@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
+from helpers import Saves
 
 from memstrata.config import Settings
 from memstrata.errors import ProviderError
@@ -40,18 +40,6 @@ def dialogue(n: int, size: int = 10) -> list[Message]:
 def summary_reply(tag: str) -> str:
     return json.dumps({"key_decisions": [f"Do: {tag}"], "past_discussions": [],
                        "current_discussion": {"topic": tag, "description": tag}})
-
-
-class Saves:
-    def __init__(self) -> None:
-        self.calls: list[tuple[dict[str, Any], int, int, int]] = []
-
-    async def __call__(self, body: dict[str, Any], cursor: int, t_in: int, t_out: int) -> None:
-        self.calls.append((body, cursor, t_in, t_out))
-
-    @property
-    def cursors(self) -> list[int]:
-        return [c[1] for c in self.calls]
 
 
 # --- chunking --------------------------------------------------------------------------------
