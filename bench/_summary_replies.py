@@ -19,8 +19,10 @@ from _summary_tokens import Tokenizer
 __all__ = ["SUMMARY_MAX_TOKENS", "baseline_reply", "decision_reply", "kind_of", "summary_reply"]
 
 SUMMARY_MAX_TOKENS = 300
-_HEADER = re.compile(r"^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}) · ([^\]\n]+)\](?: \((\w+)\))?\n",
-                     re.MULTILINE)
+_DAY = re.compile(r"^(\d{4}-\d{2}-\d{2})$")
+_NOT_CONTENT = ("Return the", "--- conversation", "Speakers:", "New conversations",
+                "New messages")
+_LINE = re.compile(r"^(\d{2}:\d{2}) ([^:\n]+?): (.*)$")
 _DECIDING = re.compile(r"\blet'?s\b|\bdecid|決定|不要|forget what I said", re.IGNORECASE)
 _GREETING = re.compile(r"^(thanks|thank you|hi|hello|ok|good (morning|night)|謝謝|哈囉)",
                        re.IGNORECASE)
@@ -38,12 +40,19 @@ def kind_of(system: str) -> str:
 
 
 def message_blocks(text: str) -> list[tuple[str, str, str]]:
-    """``(time, sender, content)`` of every ``[time · sender]`` block in a prompt."""
-    heads = list(_HEADER.finditer(text))
+    """``(time, sender, content)`` of every message in a prompt's transcript: a
+    ``YYYY-MM-DD`` line starts a day, ``HH:MM sender: text`` starts a message, and any other
+    line continues the message before it."""
     out: list[tuple[str, str, str]] = []
-    for i, head in enumerate(heads):
-        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
-        out.append((head.group(1), head.group(2), text[head.end():end]))
+    day = ""
+    for line in text.splitlines():
+        if (d := _DAY.match(line)) is not None:
+            day = d.group(1)
+        elif day and (m := _LINE.match(line)) is not None:
+            out.append((f"{day} {m.group(1)}", m.group(2), m.group(3)))
+        elif out and line.strip() and not line.startswith(_NOT_CONTENT):
+            when, who, content = out[-1]
+            out[-1] = (when, who, f"{content}\n{line}")
     return out
 
 

@@ -41,9 +41,9 @@ async def test_writes_never_wait_for_a_failing_embedder(db_path: str) -> None:
         assert (await mem.stats("s")).index_backlog == 0
         assert len(working.texts) == 6
         hits = await mem.search("s", "filler message 3 about the weather", match="semantic",
-                                exclude_window=False, limit=1)
-        assert [h.message.content for h in hits if h.matched] == [
-            "filler message 3 about the weather"]
+                                exclude_window=False, limit=2)
+        assert "filler message 3 about the weather" in [h.message.content for h in hits
+                                                        if h.matched]
 
 
 async def test_flush_times_out_instead_of_hanging(db_path: str) -> None:
@@ -64,18 +64,22 @@ async def test_window_exclusion_and_expansion(db_path: str) -> None:
                            background=False) as mem:
         ms = await mem.add_many("s", _chat(10))
         await mem.flush()
+        # A message is embedded after the one before it, so the exact text of ms[4] is as near
+        # to ms[5] (embedded as ms[4] + ms[5]) as to ms[4] itself: either may lead.
         target = ms[4]
         hits = await mem.search("s", target.content, match="semantic", limit=1)
-        assert [h.message.id for h in hits] == [m.id for m in ms[2:6]]
         (match,) = [h for h in hits if h.matched]
-        assert match.message.id == target.id and match.rank == 1 and match.source == "semantic"
+        assert match.message.id in (ms[4].id, ms[5].id)
+        assert match.rank == 1 and match.source == "semantic"
+        at = [m.id for m in ms].index(match.message.id)
+        assert [h.message.id for h in hits] == [m.id for m in ms[at - 2:at + 2]]
         assert all(h.score == 0.0 and h.rank is None for h in hits if not h.matched)
         # The newest messages are in the window: skipped unless asked for.
         last = ms[-1].content
         found = await mem.search("s", last, match="semantic", limit=3)
         assert ms[-1].id not in [h.message.id for h in found if h.matched]
         found = await mem.search("s", last, match="semantic", limit=3, exclude_window=False)
-        assert next(h for h in found if h.rank == 1).message.id == ms[-1].id
+        assert next(h for h in found if h.rank == 1).message.id in (ms[-1].id, ms[-2].id)
         # Two matches whose runs overlap merge without duplicates, in chronological order.
         both = await mem.search("s", "filler message", match="semantic", limit=8)
         ids = [h.message.id for h in both]
@@ -111,15 +115,15 @@ async def test_cache_sees_changes_made_by_another_process(db_path: str) -> None:
         await a.flush()
         query = ms[1].content
         hits = await a.search("s", query, match="semantic", limit=1)
-        assert [h.message.id for h in hits if h.matched] == [ms[1].id]
+        assert next(h.message.id for h in hits if h.matched) in (ms[1].id, ms[2].id)
         assert await b.forget(ms[1].id)
         hits = await a.search("s", query, match="semantic", limit=1)
         assert ms[1].id not in [h.message.id for h in hits]
         new = await b.add("s", "user", "a completely new remark about lighthouses")
         await b.add_many("s", _chat(2, "padding"))
         await b.flush()
-        hits = await a.search("s", new.content, match="semantic", limit=1)
-        assert [h.message.id for h in hits if h.matched] == [new.id]
+        hits = await a.search("s", new.content, match="semantic", limit=2)
+        assert new.id in [h.message.id for h in hits if h.matched]
 
 
 async def test_two_indexers_never_embed_a_message_twice(db_path: str) -> None:
@@ -149,7 +153,7 @@ async def test_model_change_is_detected_and_reindexed(db_path: str) -> None:
         assert (await mem.stats("s")).extra["vectors_other_model"] == 0
         hits = await mem.search("s", ms[0].content, match="semantic", exclude_window=False,
                                 limit=1)
-        assert [h.message.id for h in hits if h.matched] == [ms[0].id]
+        assert next(h.message.id for h in hits if h.matched) in (ms[0].id, ms[1].id)
 
 
 async def test_hybrid_is_default_and_semantic_needs_an_embedder(tmp_path: Path) -> None:
@@ -175,15 +179,17 @@ def local() -> LocalEmbedder:
 
 async def test_real_model_finds_meaning_across_languages(db_path: str,
                                                          local: LocalEmbedder) -> None:
+    """Each topic is a user/assistant pair in one language, so a hit inside the pair is found
+    by meaning (across languages where the query's language differs)."""
     async with Memory.open(db_path, settings=SETTINGS, embedder=local,
                            background=False) as mem:
         ms = await mem.add_many("s", [
             {"role": "user", "content": "我下禮拜要搬家，東西還沒打包"},
-            {"role": "assistant", "content": "Need help with moving boxes?"},
+            {"role": "assistant", "content": "需要我幫你列一張打包清單嗎？"},
             {"role": "user", "content": "The quarterly sales report is due on Friday"},
-            {"role": "assistant", "content": "I will prepare the revenue charts."},
+            {"role": "assistant", "content": "I will prepare the revenue charts by Thursday."},
             {"role": "user", "content": "我的貓最近一直不吃飯，很擔心"},
-            {"role": "assistant", "content": "Maybe take her to the vet."},
+            {"role": "assistant", "content": "可能要帶牠去給獸醫看看。"},
             {"role": "user", "content": "ok thanks"},
             {"role": "assistant", "content": "you're welcome"},
         ])
@@ -193,9 +199,11 @@ async def test_real_model_finds_meaning_across_languages(db_path: str,
             hits = await mem.search("s", query, match="semantic", limit=1)
             return next(h.message.id for h in hits if h.matched)
 
-        assert await best("搬新房子的準備") == ms[0].id          # Chinese paraphrase
-        assert await best("銷售報表的截止日") == ms[2].id          # Chinese query, English text
-        assert await best("my cat refuses to eat") == ms[4].id   # English query, Chinese text
+        moving, report, cat = {ms[0].id, ms[1].id}, {ms[2].id, ms[3].id}, {ms[4].id, ms[5].id}
+        assert await best("搬新房子的準備") in moving               # Chinese paraphrase
+        assert await best("銷售報表的截止日") in report             # Chinese query, English text
+        assert await best("my cat refuses to eat") in cat          # English query, Chinese text
+        assert await best("packing boxes before moving house") in moving
 
 
 async def test_flush_waits_for_batches_the_background_indexer_holds(db_path: str) -> None:
@@ -206,8 +214,9 @@ async def test_flush_waits_for_batches_the_background_indexer_holds(db_path: str
         await asyncio.sleep(0.05)  # let the background indexer claim a batch first
         await mem.flush(timeout=60)
         assert (await mem.stats("s")).index_backlog == 0
-        assert sorted(slow.texts) == sorted(f"filler message {i} about the weather"
-                                            for i in range(150))
+        # Each message was embedded once (after the message before it).
+        assert sorted(t.split("\n")[-1] for t in slow.texts) == sorted(
+            f"filler message {i} about the weather" for i in range(150))
 
 
 async def test_closing_mid_batch_hands_the_batch_back(db_path: str) -> None:

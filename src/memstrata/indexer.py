@@ -17,9 +17,9 @@ import uuid
 from collections.abc import Callable
 
 from .errors import MemstrataError, ProviderError
+from .fusion import embedding_key, vector_model
 from .providers.base import Embedder
-from .store.sqlite_vectors import SQLiteVectors
-from .types import Message
+from .store.sqlite_vectors import Claimed, SQLiteVectors
 
 __all__ = ["FlushTimeout", "Indexer", "embed_text"]
 
@@ -33,9 +33,9 @@ class FlushTimeout(MemstrataError, TimeoutError):
     """``flush(timeout=…)`` ran out of time with messages still waiting to be indexed."""
 
 
-def embed_text(m: Message) -> str:
-    """The text embedded for a message: its words, with the speaker's name when known."""
-    return f"{m.sender}: {m.content}" if m.sender else m.content
+def embed_text(c: Claimed) -> str:
+    """The text embedded for a message: ``sender: text`` after the message it follows."""
+    return embedding_key(c.message.content, c.message.sender, c.previous, c.previous_sender)
 
 
 class Indexer:
@@ -66,7 +66,7 @@ class Indexer:
         if not claimed:
             return 0
         try:
-            matrix = await self._embedder.embed([embed_text(c.message) for c in claimed])
+            matrix = await self._embedder.embed([embed_text(c) for c in claimed])
         except asyncio.CancelledError:
             # Closing mid-batch: hand the batch back now rather than leaving it claimed until
             # the claim goes stale.
@@ -81,7 +81,7 @@ class Indexer:
                                 f"{exc}") from exc
         items = [(c.message.id, matrix[i].astype("float32").tobytes())
                  for i, c in enumerate(claimed)]
-        stored = await self._vectors.put(token, self._embedder.model_id,
+        stored = await self._vectors.put(token, vector_model(self._embedder.model_id),
                                          self._embedder.dim, items)
         self.last_error = None
         self.indexed += stored

@@ -19,6 +19,7 @@ from .config import Settings
 from .context import Context, pack
 from .error_memory import ErrorMemory
 from .errors import Closed, InvalidInput, NotFound
+from .fusion import vector_model
 from .indexer import Indexer
 from .ingest import check_message_id, check_session, draft, is_temp
 from .opening import UNSET, Opening, Unset, choose_models, open_target
@@ -26,7 +27,7 @@ from .providers.base import LLM, Embedder
 from .relevance import filter_relevant
 from .retrieve import since
 from .scheduler import CronRunner
-from .search import Searcher
+from .search import CachedIndex, Searcher
 from .store import SQLiteStore
 from .store.sqlite_errors import SQLiteErrorStore
 from .summary_runner import SummaryRunner
@@ -68,7 +69,7 @@ class Memory:
         self._tasks: list[asyncio.Task[None]] = []
         self._closed = False
         self.embedder = embedder
-        self._cache = VectorCache(settings.vector_cache_mb * 2**20)
+        self._cache: VectorCache[CachedIndex] = VectorCache(settings.vector_cache_mb * 2**20)
         vectors = store.vectors if embedder is not None else None
         self._searcher = Searcher(store, vectors, embedder, self._cache, settings, tenant)
         self._indexer = (Indexer(store.vectors, embedder, tenant=tenant, clock=clock)
@@ -288,10 +289,7 @@ class Memory:
         if mode == "keyword":
             ranked = await self._searcher.keyword(session, query, since=low, limit=lim)
             return sorted(ranked, key=lambda h: h.message.id)
-        if mode == "semantic":
-            return await self._searcher.semantic(session, query, since=low, limit=lim,
-                                                 exclude_window=exclude_window)
-        return await self._searcher.hybrid(session, query, since=low, limit=lim,
+        return await self._searcher.ranked(session, query, mode=mode, since=low, limit=lim,
                                            exclude_window=exclude_window)
 
     def match_modes(self) -> list[str]:
@@ -389,8 +387,8 @@ class Memory:
         backlog = other = 0
         if self.embedder is not None:
             backlog = await self._store.vectors.backlog(self.tenant, session)
-            other = await self._store.vectors.other_model_count(self.tenant,
-                                                                self.embedder.model_id)
+            other = await self._store.vectors.other_model_count(
+                self.tenant, vector_model(self.embedder.model_id))
         return SessionStats(
             session=session, messages=row.messages, hot_messages=row.hot_messages,
             hot_bytes=row.hot_bytes, cutoff=row.cutoff,

@@ -1,11 +1,14 @@
-"""Search over the strata: keyword (archive + hot tier), semantic (hot vectors), hybrid.
+"""Search over the strata: keyword (archive + hot tier), semantic and hybrid (hot tier).
 
-Reads come from the store (rows, vectors) and the pure functions of ``retrieve`` do the
-ranking, fusion and neighbour expansion.
+Keyword search is FTS5 over the whole archive plus a substring scan of the hot tier, ranked by
+``retrieve``. Semantic and hybrid search rank a session's hot messages with ``fusion``: a
+per-session index (neighbour-keyed BM25 and the message vectors) built from the store, cached
+until the session's vectors change, and queried with the query's embedding.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,19 +16,31 @@ import numpy.typing as npt
 
 from .config import Settings
 from .errors import ProviderError
+from .fusion import SessionIndex, build_session_index, search_session, vector_model
 from .providers.base import Embedder
-from .retrieve import expand, keyword_ranking, minmax, top_k
+from .retrieve import expand, keyword_ranking
 from .store.base import Store
-from .store.sqlite_vectors import SessionVectors, SQLiteVectors
+from .store.sqlite_vectors import SQLiteVectors
 from .text import fts_match_expression, query_terms
-from .types import Hit
+from .types import Hit, HitSource
 from .vector_cache import VectorCache
 
-__all__ = ["Searcher"]
+__all__ = ["CachedIndex", "Searcher"]
 
-# How many candidates each ranking contributes to a hybrid fusion.
-_FUSION_POOL = 50
-_COSINE_WEIGHT = 0.5
+# Below this many messages an index is built inline; above it, in a worker thread so the event
+# loop stays free.
+_INLINE_BUILD = 2_000
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CachedIndex:
+    """A session's search index with the vector version it was built from."""
+
+    version: int
+    index: SessionIndex
+    embedded: npt.NDArray[np.bool_]
+    ats: npt.NDArray[np.int64]
+    nbytes: int
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -36,7 +51,7 @@ class _Scored:
 
 class Searcher:
     def __init__(self, store: Store, vectors: SQLiteVectors | None, embedder: Embedder | None,
-                 cache: VectorCache, settings: Settings, tenant: str) -> None:
+                 cache: VectorCache[CachedIndex], settings: Settings, tenant: str) -> None:
         self._store = store
         self._vectors = vectors
         self._embedder = embedder
@@ -45,36 +60,82 @@ class Searcher:
         self._tenant = tenant
 
     async def keyword(self, session: str | None, query: str, *, since: int | None,
-                      limit: int, pool: int | None = None) -> list[Hit]:
+                      limit: int) -> list[Hit]:
         """Keyword hits, best first (not expanded)."""
         rows = await self._store.keyword(self._tenant, session,
                                          fts_match_expression(query_terms(query)),
-                                         query.strip(), since=since, limit=pool or limit)
+                                         query.strip(), since=since, limit=limit)
         return keyword_ranking(rows)[:limit]
 
-    async def semantic(self, session: str | None, query: str, *, since: int | None,
-                       limit: int, exclude_window: bool) -> list[Hit]:
-        ranked = await self._nearest(session, query, since=since, limit=limit,
-                                     exclude_window=exclude_window)
-        return await self._hits(ranked, "semantic")
+    async def ranked(self, session: str | None, query: str, *, mode: HitSource,
+                     since: int | None, limit: int, exclude_window: bool) -> list[Hit]:
+        """Semantic or hybrid hits (``mode``), expanded with their neighbours.
 
-    async def hybrid(self, session: str | None, query: str, *, since: int | None,
-                     limit: int, exclude_window: bool) -> list[Hit]:
-        """Score-level fusion: min-max BM25 plus a weighted min-max cosine."""
-        pool = max(limit, _FUSION_POOL)
-        words = await self.keyword(session, query, since=since, limit=pool)
+        When the query cannot be embedded, semantic search raises ``ProviderError`` and hybrid
+        search answers from the keyword side of the same index.
+        """
+        assert self._embedder is not None
         try:
-            near = await self._nearest(session, query, since=since, limit=pool,
-                                       exclude_window=exclude_window)
+            q: npt.NDArray[np.float32] | None = await self._embed_query(query)
+            how = "semantic" if mode == "semantic" else "hybrid"
         except ProviderError:
-            near = []  # the embedder is down: the keyword ranking alone still answers
-        kw = minmax({h.message.id: h.score for h in words})
-        cos = minmax({s.message_id: s.score for s in near})
-        fused = {i: kw.get(i, 0.0) + _COSINE_WEIGHT * cos.get(i, 0.0) for i in kw.keys() | cos}
-        best = sorted(fused.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:limit]
-        return await self._hits([_Scored(message_id=i, score=s) for i, s in best], "hybrid")
+            if mode == "semantic":
+                raise
+            q, how = None, "keyword"
+        skip: set[int] = set()
+        if session is not None and exclude_window:
+            window = await self._store.recent(self._tenant, session,
+                                              self._settings.window_messages)
+            skip = {m.id for m in window}
+        found: list[_Scored] = []
+        for name in await self._sessions(session):
+            cached = await self._index(name)
+            if cached is None:
+                continue
+            eligible = cached.embedded.copy() if how != "keyword" else np.ones_like(
+                cached.embedded)
+            if since is not None:
+                eligible &= cached.ats >= since
+            if skip:
+                eligible &= ~np.isin(cached.index.ids, np.fromiter(skip, dtype=np.int64))
+            for mid, score in search_session(cached.index, query, q, k=limit, mode=how,
+                                             eligible=eligible):
+                found.append(_Scored(message_id=mid, score=score))
+        found.sort(key=lambda s: (s.score, s.message_id), reverse=True)
+        return await self._hits(found[:limit], mode)
 
-    async def _hits(self, ranked: list[_Scored], source: str) -> list[Hit]:
+    async def _sessions(self, session: str | None) -> list[str]:
+        assert self._vectors is not None
+        if session is not None:
+            return [session]
+        return list(await self._vectors.versions(self._tenant, None))
+
+    async def _index(self, session: str) -> CachedIndex | None:
+        """The session's cached index, rebuilt when its vector version moved."""
+        assert self._embedder is not None and self._vectors is not None
+        model = vector_model(self._embedder.model_id)
+        key = (self._tenant, session, model)
+        versions = await self._vectors.versions(self._tenant, session)
+        if session not in versions:
+            return None
+        cached = self._cache.get(key, versions[session])
+        if cached is not None:
+            return cached
+        hot = await self._vectors.load_hot(self._tenant, session, model, self._embedder.dim)
+        if not hot.ids:
+            return None
+
+        def build() -> SessionIndex:
+            return build_session_index(hot.ids, hot.contents, hot.senders, hot.ats, hot.matrix)
+
+        index = build() if len(hot.ids) <= _INLINE_BUILD else await asyncio.to_thread(build)
+        entry = CachedIndex(version=hot.version, index=index, embedded=hot.embedded,
+                            ats=np.asarray(hot.ats, dtype=np.int64),
+                            nbytes=_index_bytes(index))
+        self._cache.put(key, entry)
+        return entry
+
+    async def _hits(self, ranked: list[_Scored], source: HitSource) -> list[Hit]:
         runs = await self._store.around(self._tenant, [s.message_id for s in ranked],
                                         self._settings.expand_before,
                                         self._settings.expand_after)
@@ -85,36 +146,8 @@ class Searcher:
                 continue  # forgotten between the ranking and this read
             message = next(m for m in run if m.id == s.message_id)
             hits.append(Hit(message=message, score=round(s.score, 6), rank=rank,
-                            source=source, matched=True))  # type: ignore[arg-type]
+                            source=source, matched=True))
         return expand(hits, runs)
-
-    async def _nearest(self, session: str | None, query: str, *, since: int | None,
-                       limit: int, exclude_window: bool) -> list[_Scored]:
-        """The best ``limit`` hot messages by cosine similarity to the query."""
-        assert self._embedder is not None and self._vectors is not None
-        q = await self._embed_query(query)
-        versions = await self._vectors.versions(self._tenant, session)
-        skip: set[int] = set()
-        if session is not None and exclude_window:
-            window = await self._store.recent(self._tenant, session,
-                                              self._settings.window_messages)
-            skip = {m.id for m in window}
-        found: list[_Scored] = []
-        for name, version in versions.items():
-            sv = await self._session_vectors(name, version)
-            if sv.ids.size == 0:
-                continue
-            scores = sv.matrix @ q
-            keep = np.ones(sv.ids.size, dtype=bool)
-            if since is not None:
-                keep &= sv.ats >= since
-            if skip:
-                keep &= ~np.isin(sv.ids, np.fromiter(skip, dtype=np.int64))
-            scores = np.where(keep, scores, -np.inf).astype(np.float32)
-            for idx in top_k(scores, min(limit, int(keep.sum()))):
-                found.append(_Scored(message_id=int(sv.ids[idx]), score=float(scores[idx])))
-        found.sort(key=lambda s: (s.score, s.message_id), reverse=True)
-        return found[:limit]
 
     async def _embed_query(self, query: str) -> npt.NDArray[np.float32]:
         assert self._embedder is not None
@@ -128,13 +161,12 @@ class Searcher:
         row: npt.NDArray[np.float32] = matrix[0]
         return row
 
-    async def _session_vectors(self, session: str, version: int) -> SessionVectors:
-        assert self._embedder is not None and self._vectors is not None
-        key = (self._tenant, session, self._embedder.model_id)
-        cached = self._cache.get(key, version)
-        if cached is not None:
-            return cached
-        loaded = await self._vectors.load(self._tenant, session, self._embedder.model_id,
-                                          self._embedder.dim)
-        self._cache.put(key, loaded)
-        return loaded
+
+def _index_bytes(index: SessionIndex) -> int:
+    kw = index.keyword
+    total = 64 * len(kw.vocab)
+    for array in (index.ids, index.times, index.sender_codes, kw.indptr, kw.docs, kw.weights):
+        total += int(array.nbytes)
+    if index.vectors is not None:
+        total += int(index.vectors.nbytes)
+    return total

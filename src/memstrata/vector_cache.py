@@ -1,4 +1,4 @@
-"""An in-process LRU cache of per-session vector matrices, bounded in bytes.
+"""An in-process LRU cache of per-session search indexes (vectors included), bounded in bytes.
 
 An entry is used only while its version equals the session's ``vector_version`` in the
 database, which every vector change (in any process) replaces in the same transaction.
@@ -7,21 +7,31 @@ database, which every vector change (in any process) replaces in the same transa
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Generic, Protocol, TypeVar
 
-from .store.sqlite_vectors import SessionVectors
-
-__all__ = ["VectorCache"]
+__all__ = ["VectorCache", "Versioned"]
 
 
-class VectorCache:
+class Versioned(Protocol):
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def nbytes(self) -> int: ...
+
+
+E = TypeVar("E", bound=Versioned)
+
+
+class VectorCache(Generic[E]):
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple[str, str, str], SessionVectors] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str, str], E] = OrderedDict()
         self._bytes = 0
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple[str, str, str], version: int) -> SessionVectors | None:
+    def get(self, key: tuple[str, str, str], version: int) -> E | None:
         entry = self._entries.get(key)
         if entry is None or entry.version != version:
             self.misses += 1
@@ -30,7 +40,7 @@ class VectorCache:
         self.hits += 1
         return entry
 
-    def put(self, key: tuple[str, str, str], entry: SessionVectors) -> None:
+    def put(self, key: tuple[str, str, str], entry: E) -> None:
         old = self._entries.pop(key, None)
         if old is not None:
             self._bytes -= old.nbytes

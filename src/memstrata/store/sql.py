@@ -161,8 +161,14 @@ WHERE message_id IN (
     ORDER BY message_id LIMIT ?)
 RETURNING message_id"""
 
+# With each claimed message, the message before it in its session: a reply is embedded with
+# what it replies to.
 SELECT_CLAIMED = f"""
-SELECT {_M_COLUMNS}, m.tenant FROM index_queue q JOIN messages m ON m.id = q.message_id
+SELECT {_M_COLUMNS}, m.tenant, p.content, p.sender
+FROM index_queue q JOIN messages m ON m.id = q.message_id
+LEFT JOIN messages p ON p.id = (
+    SELECT max(b.id) FROM messages b
+    WHERE b.tenant = m.tenant AND b.session = m.session AND b.id < m.id)
 WHERE q.claimed_by = ? ORDER BY m.id"""
 
 SELECT_CLAIM_OWNER = "SELECT claimed_by, tenant, session FROM index_queue WHERE message_id = ?"
@@ -191,6 +197,14 @@ SELECT_SESSION_VECTORS = """
 SELECT v.message_id, m.at, v.vec FROM vectors v JOIN messages m ON m.id = v.message_id
 WHERE v.tenant = ? AND v.session = ? AND v.model = ? AND v.dim = ?
 ORDER BY v.message_id"""
+
+SELECT_HOT_FOR_SEARCH = """
+SELECT m.id, m.content, m.sender, m.at, v.vec
+FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+LEFT JOIN vectors v ON v.message_id = m.id AND v.model = ? AND v.dim = ?
+WHERE m.tenant = ? AND m.session = ? AND m.id > s.cutoff
+ORDER BY m.id"""
 
 COUNT_OTHER_MODEL_VECTORS = "SELECT count(*) FROM vectors WHERE tenant = ? AND model != ?"
 

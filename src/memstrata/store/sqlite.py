@@ -428,8 +428,8 @@ def _compact(c: sqlite3.Connection, tenant: str, session: str, cutoff: int,
     # Vectors exist only for hot messages: the ones behind the new cutoff go, in this same
     # transaction, and so does their place in the indexer's queue.
     c.execute(sql.DROP_COLD_QUEUE, (tenant, session, verdict.cutoff))
-    if c.execute(sql.DROP_COLD_VECTORS, (tenant, session, verdict.cutoff)).rowcount:
-        c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
+    c.execute(sql.DROP_COLD_VECTORS, (tenant, session, verdict.cutoff))
+    c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
 
 
 def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -20,13 +21,30 @@ from ..types import Message
 from . import sql
 from .sqlite import SQLiteStore, _read, _row_message, _write
 
-__all__ = ["Claimed", "SQLiteVectors", "SessionVectors"]
+__all__ = ["Claimed", "HotSession", "SQLiteVectors", "SessionVectors"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Claimed:
     tenant: str
     message: Message
+    previous: str | None = None
+    """The text of the message before it in its session (``None`` for the first)."""
+    previous_sender: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HotSession:
+    """A session's hot messages in id order, with the vector of each (zero rows and
+    ``embedded[i] == False`` where a message has no vector of the model yet)."""
+
+    version: int
+    ids: list[int]
+    contents: list[str]
+    senders: list[str | None]
+    ats: list[int]
+    matrix: npt.NDArray[np.float32]
+    embedded: npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -55,7 +73,8 @@ class SQLiteVectors:
         def body(c: sqlite3.Connection) -> list[Claimed]:
             c.execute(sql.CLAIM_BATCH, (worker, now, tenant, tenant, stale_before, limit))
             rows = c.execute(sql.SELECT_CLAIMED, (worker,)).fetchall()
-            return [Claimed(tenant=r[7], message=_row_message(r[:7])) for r in rows]
+            return [Claimed(tenant=r[7], message=_row_message(r[:7]), previous=r[8],
+                            previous_sender=r[9]) for r in rows]
         return await self._store._run(lambda c: _write(c, body))
 
     async def put(self, worker: str, model: str, dim: int,
@@ -120,6 +139,24 @@ class SQLiteVectors:
         matrix = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
                   .reshape(len(rows), dim) if rows else np.zeros((0, dim), dtype=np.float32))
         return SessionVectors(version=version, ids=ids, ats=ats, matrix=matrix)
+
+    async def load_hot(self, tenant: str, session: str, model: str, dim: int) -> HotSession:
+        """The session's hot messages with their vectors of ``model``, read in one snapshot
+        together with the version they belong to."""
+        def body(c: sqlite3.Connection) -> tuple[int, list[tuple[int, str, Any, int, Any]]]:
+            row = c.execute(sql.SELECT_VECTOR_VERSION, (tenant, session)).fetchone()
+            rows = c.execute(sql.SELECT_HOT_FOR_SEARCH, (model, dim, tenant, session))
+            return (int(row[0]) if row is not None else 0, rows.fetchall())
+        version, rows = await self._store._run(lambda c: _read(c, body))
+        matrix = np.zeros((len(rows), dim), dtype=np.float32)
+        embedded = np.zeros(len(rows), dtype=np.bool_)
+        for i, r in enumerate(rows):
+            if r[4] is not None:
+                matrix[i] = np.frombuffer(r[4], dtype=np.float32)
+                embedded[i] = True
+        return HotSession(version=version, ids=[r[0] for r in rows],
+                          contents=[r[1] for r in rows], senders=[r[2] for r in rows],
+                          ats=[r[3] for r in rows], matrix=matrix, embedded=embedded)
 
     async def other_model_count(self, tenant: str, model: str) -> int:
         """Vectors made by a model other than ``model`` (they need a re-index)."""
