@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-import numpy.typing as npt
-
 from .errors import InvalidInput
 from .store.base import KeywordRow
 from .types import Hit, Message
 
-__all__ = ["TIME_RANGES", "expand", "keyword_ranking", "minmax", "rank_keyword", "since", "top_k"]
+__all__ = ["TIME_RANGES", "expand", "keyword_ranking", "since"]
 
 _DAY_NS = 86_400 * 10**9
 TIME_RANGES: dict[str, int | None] = {
@@ -27,18 +24,12 @@ def since(time_range: object, now: int, field: str = "time_range") -> int | None
     return None if span is None else now - span
 
 
-def rank_keyword(rows: Sequence[KeywordRow], limit: int) -> list[Hit]:
-    """The best ``limit`` keyword rows as hits, in chronological order.
+def keyword_ranking(rows: Sequence[KeywordRow]) -> list[Hit]:
+    """Keyword rows as hits, best first.
 
     BM25 is scaled to (0, 1] by the best score of the query; a message that contains the whole
     query as written gets +1, so literal matches lead, then term matches by relevance.
     """
-    hits = keyword_ranking(rows)[:limit]
-    return sorted(hits, key=lambda h: h.message.id)
-
-
-def keyword_ranking(rows: Sequence[KeywordRow]) -> list[Hit]:
-    """All keyword rows as hits, best first (see ``rank_keyword`` for the score)."""
     top = max((r.bm25 for r in rows), default=0.0)
 
     def score(r: KeywordRow) -> float:
@@ -63,21 +54,3 @@ def expand(ranked: Sequence[Hit], runs: dict[int, list[Message]]) -> list[Hit]:
                 out[m.id] = Hit(message=m, score=0.0, rank=None, source=h.source,
                                 matched=False)
     return [out[i] for i in sorted(out)]
-
-
-def top_k(scores: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.int64]:
-    """Indices of the ``k`` largest scores, best first."""
-    if k <= 0 or scores.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    part = np.argpartition(-scores, k - 1)[:k] if scores.size > k else np.arange(scores.size)
-    return part[np.argsort(-scores[part], kind="stable")].astype(np.int64)
-
-
-def minmax(values: dict[int, float]) -> dict[int, float]:
-    """Scale scores to [0, 1] (all equal → 1.0)."""
-    if not values:
-        return {}
-    lo, hi = min(values.values()), max(values.values())
-    if hi - lo <= 1e-12:
-        return dict.fromkeys(values, 1.0)
-    return {k: (v - lo) / (hi - lo) for k, v in values.items()}

@@ -193,11 +193,6 @@ SELECT s.id, s.vector_version FROM sessions s
 WHERE s.tenant = ? AND EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = s.tenant
                                                         AND v.session = s.id)"""
 
-SELECT_SESSION_VECTORS = """
-SELECT v.message_id, m.at, v.vec FROM vectors v JOIN messages m ON m.id = v.message_id
-WHERE v.tenant = ? AND v.session = ? AND v.model = ? AND v.dim = ?
-ORDER BY v.message_id"""
-
 SELECT_HOT_FOR_SEARCH = """
 SELECT m.id, m.content, m.sender, m.at, v.vec
 FROM messages m

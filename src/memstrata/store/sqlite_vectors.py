@@ -21,7 +21,7 @@ from ..types import Message
 from . import sql
 from .sqlite import SQLiteStore, _read, _row_message, _write
 
-__all__ = ["Claimed", "HotSession", "SQLiteVectors", "SessionVectors"]
+__all__ = ["Claimed", "HotSession", "SQLiteVectors"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -45,20 +45,6 @@ class HotSession:
     ats: list[int]
     matrix: npt.NDArray[np.float32]
     embedded: npt.NDArray[np.bool_]
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class SessionVectors:
-    """A session's vectors of one model: ids and times with the matching matrix rows."""
-
-    version: int
-    ids: npt.NDArray[np.int64]
-    ats: npt.NDArray[np.int64]
-    matrix: npt.NDArray[np.float32]
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.ids.nbytes + self.ats.nbytes + self.matrix.nbytes)
 
 
 class SQLiteVectors:
@@ -126,19 +112,6 @@ class SQLiteVectors:
         rows = await self._store._run(lambda c: c.execute(
             sql.SELECT_VECTOR_VERSIONS, (tenant,)).fetchall())
         return {str(s): int(v) for s, v in rows}
-
-    async def load(self, tenant: str, session: str, model: str, dim: int) -> SessionVectors:
-        """The session's vectors of ``model`` with the version they were read at."""
-        def body(c: sqlite3.Connection) -> tuple[int, list[tuple[int, int, bytes]]]:
-            row = c.execute(sql.SELECT_VECTOR_VERSION, (tenant, session)).fetchone()
-            rows = c.execute(sql.SELECT_SESSION_VECTORS, (tenant, session, model, dim))
-            return (int(row[0]) if row is not None else 0, rows.fetchall())
-        version, rows = await self._store._run(lambda c: _read(c, body))
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        ats = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
-                  .reshape(len(rows), dim) if rows else np.zeros((0, dim), dtype=np.float32))
-        return SessionVectors(version=version, ids=ids, ats=ats, matrix=matrix)
 
     async def load_hot(self, tenant: str, session: str, model: str, dim: int) -> HotSession:
         """The session's hot messages with their vectors of ``model``, read in one snapshot
