@@ -77,14 +77,21 @@ WHERE tenant = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
 SELECT_FTS = f"""
 SELECT {_M_COLUMNS}, -bm25(messages_fts, 1.0, 0.0) AS score
 FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-WHERE messages_fts MATCH ? AND m.tenant = ? AND m.at >= ?
+WHERE messages_fts MATCH ? AND messages_fts.rowid > ? AND messages_fts.rowid <= ?
+  AND m.tenant = ? AND m.at >= ?
 ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"""
 
+# The substring scan reads the newest hot messages of the session only (the index on
+# (tenant, session, id) finds them); FTS5 covers the whole archive.
 SELECT_HOT_SUBSTRING_SESSION = f"""
-SELECT {_M_COLUMNS} FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE m.tenant = ? AND m.session = ? AND m.id > s.cutoff AND m.at >= ?
-  AND instr(lower(m.content), ?) > 0
-ORDER BY m.id DESC LIMIT ?"""
+SELECT {_M_COLUMNS} FROM messages m
+WHERE m.id IN (
+    SELECT h.id FROM messages h
+    WHERE h.tenant = ?1 AND h.session = ?2
+      AND h.id > (SELECT cutoff FROM sessions WHERE tenant = ?1 AND id = ?2)
+    ORDER BY h.id DESC LIMIT ?3)
+  AND m.at >= ?4 AND instr(lower(m.content), ?5) > 0
+ORDER BY m.id DESC LIMIT ?6"""
 
 SELECT_MAX_ID = "SELECT max(id) FROM messages"
 

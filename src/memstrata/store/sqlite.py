@@ -34,8 +34,12 @@ T = TypeVar("T")
 
 _BUSY_TIMEOUT_S = 30.0
 _LOCK_RETRIES = 8
-# How far back (in ids) the tenant-wide substring scan of the hot tier looks.
+# How far back the substring scan of the hot tier looks: the newest messages of a session, or
+# a span of the newest ids across the tenant. FTS5 covers the whole archive either way.
+_SESSION_SUBSTRING_SPAN = 5_000
 _TENANT_SUBSTRING_SPAN = 20_000
+# Across a tenant, FTS5 ranks this many of the newest ids first (see ``_fts``).
+_TENANT_FTS_SPAN = 100_000
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -261,17 +265,13 @@ class SQLiteStore:
         low = since if since is not None else -(2**63)
 
         def body(c: sqlite3.Connection) -> list[KeywordRow]:
-            ranked: list[tuple[Any, float]] = []
-            if match is not None:
-                scope = _scope_token(tenant, session)
-                expr = f'scope : "{scope}" AND body : ({match})'
-                ranked = [(r[:7], float(r[7])) for r in
-                          c.execute(sql.SELECT_FTS, (expr, tenant, low, limit))]
+            top = int(c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0)
+            ranked = _fts(c, tenant, session, match, low, limit, top)
             if session is not None:
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_SESSION,
-                                (tenant, session, low, needle, limit)).fetchall()
+                                (tenant, session, _SESSION_SUBSTRING_SPAN, low, needle,
+                                 limit)).fetchall()
             else:
-                top = c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_TENANT,
                                 (tenant, top - _TENANT_SUBSTRING_SPAN, low, needle,
                                  limit)).fetchall()
@@ -371,6 +371,25 @@ def _statements(script: str) -> list[str]:
     if buf.strip():
         out.append(buf.strip())
     return out
+
+
+def _fts(c: sqlite3.Connection, tenant: str, session: str | None, match: str | None,
+         low: int, limit: int, top: int) -> list[tuple[Any, float]]:
+    """FTS5 hits, best first. Across a tenant, the newest ``_TENANT_FTS_SPAN`` messages are
+    ranked first and older ones only when those hold fewer than ``limit`` hits: ranking every
+    match of a common word in a large archive costs far more than the answer is worth."""
+    if match is None:
+        return []
+    expr = f'scope : "{_scope_token(tenant, session)}" AND body : ({match})'
+    spans = [(0, top)] if session is not None else [
+        (max(top - _TENANT_FTS_SPAN, 0), top), (0, max(top - _TENANT_FTS_SPAN, 0))]
+    ranked: list[tuple[Any, float]] = []
+    for lo, hi in spans:
+        if hi <= lo or len(ranked) >= limit:
+            continue
+        ranked += [(r[:7], float(r[7])) for r in c.execute(
+            sql.SELECT_FTS, (expr, lo, hi, tenant, low, limit - len(ranked)))]
+    return ranked
 
 
 def _scope_token(tenant: str, session: str | None) -> str:
