@@ -22,7 +22,7 @@ SUMMARY_MAX_TOKENS = 300
 _DAY = re.compile(r"^(\d{4}-\d{2}-\d{2})$")
 _NOT_CONTENT = ("Return the", "--- conversation", "Speakers:", "New conversations",
                 "New messages")
-_LINE = re.compile(r"^(\d{2}:\d{2}) ([^:\n]+?): (.*)$")
+_LINE = re.compile(r"^(?:(\d{2}:\d{2}) )?([^:\n]+?): (.*)$")
 _DECIDING = re.compile(r"\blet'?s\b|\bdecid|決定|不要|forget what I said", re.IGNORECASE)
 _GREETING = re.compile(r"^(thanks|thank you|hi|hello|ok|good (morning|night)|謝謝|哈囉)",
                        re.IGNORECASE)
@@ -30,7 +30,7 @@ _GREETING = re.compile(r"^(thanks|thank you|hi|hello|ok|good (morning|night)|謝
 
 def kind_of(system: str) -> str:
     """Which caller sent a request, from its system or first prompt text."""
-    if system.startswith("You maintain the rolling memory"):
+    if system.startswith("You keep the rolling memory"):
         return "summary"
     if system.startswith("You screen new parts"):
         return "decision"
@@ -41,19 +41,27 @@ def kind_of(system: str) -> str:
 
 def message_blocks(text: str) -> list[tuple[str, str, str]]:
     """``(time, sender, content)`` of every message in a prompt's transcript: a
-    ``YYYY-MM-DD`` line starts a day, ``HH:MM sender: text`` starts a message, and any other
-    line continues the message before it."""
+    ``YYYY-MM-DD`` line starts a day, ``[HH:MM ]speaker: text`` starts a message (the time
+    holds until the next one; speakers are ``user``, ``assistant`` and the names of the
+    ``Speakers:`` line), and any other line continues the message before it."""
     out: list[tuple[str, str, str]] = []
-    day = ""
+    names = {"user", "assistant"}
+    day = clock = ""
     for line in text.splitlines():
+        if line.startswith("Speakers: "):
+            names |= {part.split(" = ")[0] for part in line[10:].split(", ")}
         if (d := _DAY.match(line)) is not None:
             day = d.group(1)
-        elif day and (m := _LINE.match(line)) is not None:
-            out.append((f"{day} {m.group(1)}", m.group(2), m.group(3)))
-        elif out and line.strip() and not line.startswith(_NOT_CONTENT):
+            continue
+        m = _LINE.match(line)
+        if day and m is not None and m.group(2) in names:
+            clock = m.group(1) or clock
+            out.append((f"{day} {clock}", m.group(2), m.group(3)))
+        elif out and not line.startswith(_NOT_CONTENT):
             when, who, content = out[-1]
             out[-1] = (when, who, f"{content}\n{line}")
-    return out
+    # Blank lines separate days; inside a message they belong to it.
+    return [(when, who, content.rstrip()) for when, who, content in out]
 
 
 def _clip(text: str, chars: int) -> str:

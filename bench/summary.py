@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 import tempfile
 import time
@@ -86,7 +87,8 @@ def delivery(calls: Sequence[Call], turns: Sequence[Turn], tok: Tokenizer, side:
         user = call.content("user").removesuffix(_USER_SUFFIX)
         blocks = message_blocks(user)
         sent.update(content.strip() for _, _, content in blocks)
-        start = user.find("[") if blocks else len(user)
+        first_day = re.search(r"^(Speakers: .*|\d{4}-\d{2}-\d{2})$", user, re.MULTILINE)
+        start = first_day.start() if blocks and first_day else len(user)
         side.overhead += call.tokens_in - tok.count(user[start:])
     have = Counter(t.content.strip() for t in turns)
     side.repeated = sum(max(0, n - have[text]) for text, n in sent.items())

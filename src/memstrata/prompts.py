@@ -55,40 +55,34 @@ def language_rule(reply_lang: str) -> str:
 _OLD_MARKERS = ", ".join(f"{word}\uff1a" for word in ("要", "不要", "する", "しない"))
 
 _SUMMARY_RULES = """\
-You maintain the rolling memory of a long conversation between a user and an assistant.
-You receive the current memory (below) and a batch of newer messages (in the user turn).
-Return the updated memory: the current memory with the new messages merged in.
+You keep the rolling memory of a long conversation between a user and an assistant. Merge the \
+new messages (user turn) into the current memory (below) and return the updated memory: one \
+JSON object with exactly these keys:
+{{"key_decisions": ["Do: …", "Don't: …"],
+ "past_discussions": [{{"topic": "…", "description": "…", "direction": "…", \
+"last_discussed": "YYYY-MM-DD HH:MM"}}],
+ "current_discussion": {{"topic": "…", "description": "…", "perspectives": ["…"], \
+"direction": "…"}}}}
 
-The memory is one JSON object with exactly these keys:
-{{
-  "key_decisions": ["Do: …", "Don't: …"],
-  "past_discussions": [{{"topic": "…", "description": "…", "direction": "…",
-                         "last_discussed": "YYYY-MM-DD HH:MM"}}],
-  "current_discussion": {{"topic": "…", "description": "…", "perspectives": ["…"],
-                          "direction": "…"}}
-}}
-
-How to merge:
-1. key_decisions hold only rules that apply from now on: something the user agreed to \
-("Do: …") or turned down ("Don't: …"). Leanings, open questions and debates still going on \
-are not decisions.
-2. Every key decision starts with the English marker "Do: " or "Don't: ", whatever the \
-language of the rest. Entries in the current memory written with other markers (for example \
-{old_markers}) are rewritten with the English ones.
-3. When the new messages reverse a decision, replace the old entry instead of keeping both.
-4. When the new messages continue a topic that already has a past_discussions entry, update \
-that entry (description, direction, last_discussed) instead of adding another one.
-5. When the topic changes, move the old current_discussion into past_discussions; if it \
-reached a conclusion that holds from now on, also add that conclusion as a key decision. \
-current_discussion then describes the new topic. Use {{}} when nothing is being discussed.
-6. last_discussed is the time, copied from the message headers, of the newest message on \
-that topic.
-7. Keep at most {max_decisions} key_decisions and {max_past} past_discussions; when over, \
-drop the oldest. List both oldest first.
-8. Record only what the messages say. Do not invent facts, names or dates.
+Rules:
+1. key_decisions are rules that hold from now on: what the user agreed to ("Do: …") or turned \
+down ("Don't: …"). Leanings, open questions and ongoing debates are not decisions.
+2. Each key decision starts with the English marker "Do: " or "Don't: " whatever the language; \
+rewrite older markers ({old_markers}) that way.
+3. A reversed decision replaces the old entry.
+4. A topic that already has a past_discussions entry updates that entry (description, \
+direction, last_discussed).
+5. On a topic change, move current_discussion into past_discussions, and add its conclusion \
+(if it reached one that holds from now on) as a key decision. Use {{}} when nothing is being \
+discussed.
+6. last_discussed is the date and time of the newest message on that topic, as shown in the \
+messages (a time applies until the next one).
+7. At most {max_decisions} key_decisions and {max_past} past_discussions, oldest first; drop \
+the oldest when over.
+8. Record only what the messages say; never invent facts, names or dates.
 9. {language}
 
-Reply with the JSON object only, with no text before or after it.
+Reply with the JSON object only.
 
 Current memory:
 {previous}"""
@@ -107,24 +101,25 @@ def summary_system_prompt(previous: Mapping[str, Any] | str | None, *, reply_lan
                  f"the JSON memory together with the new messages)\n<digest>\n{previous}\n"
                  "</digest>")
     else:
-        shown = json.dumps(dict(previous), ensure_ascii=False, indent=2)
+        shown = json.dumps(dict(previous), ensure_ascii=False, separators=(",", ":"))
     return _SUMMARY_RULES.format(max_decisions=max_key_decisions, max_past=max_past_discussions,
                                  language=language_rule(reply_lang), previous=shown,
                                  old_markers=_OLD_MARKERS)
 
 
-def message_block(m: Message, tz: ZoneInfo) -> str:
-    """One message as the models see it: ``HH:MM speaker: text``.
-
-    The date is not repeated on every message (it would cost more tokens than many messages
-    hold): ``transcript`` puts it on a line of its own whenever the day changes.
-    """
-    return f"{format_time(m.at, tz)[11:]} {m.sender or m.role}: {m.content}"
+def message_block(m: Message, tz: ZoneInfo, *, with_time: bool = True) -> str:
+    """One message as the models see it: ``HH:MM speaker: text`` (the time left out when it
+    is the same as the message before, to save tokens)."""
+    who = m.sender or m.role
+    return f"{format_time(m.at, tz)[11:]} {who}: {m.content}" if with_time else \
+        f"{who}: {m.content}"
 
 
 def transcript(messages: Sequence[Message], tz: ZoneInfo) -> str:
-    """Messages oldest first, a ``YYYY-MM-DD`` line before each new day, and one line naming
-    the role behind each display name (so the model tells the user from the assistant)."""
+    """Messages oldest first, a ``YYYY-MM-DD`` line before each new day, the ``HH:MM`` time
+    only where it changes, and one line naming the role behind each display name (so the model
+    tells the user from the assistant). The date is not repeated on every message: it would
+    cost more tokens than many messages hold."""
     roles: dict[str, str] = {}
     for m in messages:
         if m.sender and m.sender != m.role:
@@ -132,19 +127,21 @@ def transcript(messages: Sequence[Message], tz: ZoneInfo) -> str:
     lines = []
     if roles:
         lines.append("Speakers: " + ", ".join(f"{who} = {role}" for who, role in roles.items()))
-    day = ""
+    day = clock = ""
     for m in messages:
         stamp = format_time(m.at, tz)
         if stamp[:10] != day:
-            day = stamp[:10]
+            day, clock = stamp[:10], ""
             lines.append(f"\n{day}")
-        lines.append(message_block(m, tz))
+        lines.append(message_block(m, tz, with_time=stamp[11:] != clock))
+        clock = stamp[11:]
     return "\n".join(lines).strip()
 
 
 def summary_user_message(messages: Sequence[Message], tz: ZoneInfo) -> str:
     """The user turn of one chunk: its messages, oldest first."""
-    return (f"New messages, oldest first (times are HH:MM on the date above them):\n\n"
+    return (f"New messages, oldest first (HH:MM on the date above; a time holds until the "
+            f"next):\n\n"
             f"{transcript(messages, tz)}\n\nReturn the updated memory as JSON.")
 
 
