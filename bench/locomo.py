@@ -77,9 +77,9 @@ def _norm_id(raw: str) -> list[str]:
     return out
 
 
-def load(limit: int | None) -> list[Conversation]:
-    raw = json.loads((DATA / "locomo-dev6.json").read_text(encoding="utf-8"))
-    audit = json.loads((DATA / "audit-dial481" / "errors.json").read_text(encoding="utf-8"))
+def load(limit: int | None, data: Path = DATA) -> list[Conversation]:
+    raw = json.loads((data / "locomo-dev6.json").read_text(encoding="utf-8"))
+    audit = json.loads((data / "audit-dial481" / "errors.json").read_text(encoding="utf-8"))
     fixes = {a["question"]: a["correct_evidence"] for a in audit
              if a.get("error_type") == "WRONG_CITATION" and a.get("correct_evidence")}
     convs = []
@@ -245,8 +245,9 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true", help="2 conversations, no 100k run")
     parser.add_argument("--embedder", default="local", choices=["local", "hash", "none"])
     parser.add_argument("--latency-messages", type=int, default=100_000)
+    parser.add_argument("--data", type=Path, default=DATA, help="the LoCoMo folder")
     args = parser.parse_args()
-    convs = load(2 if args.quick else None)
+    convs = load(2 if args.quick else None, args.data)
     embedder: Embedder | None = None
     if args.embedder == "local":
         embedder = LocalEmbedder()
