@@ -179,12 +179,37 @@ class Memory:
         """Store one message; when this returns, it is committed."""
         self._live()
         check_session(session)
-        d = draft(role, content, sender=sender, at=at, meta=meta, key=key, now=self._clock(),
+        now = self._clock()
+        d = draft(role, content, sender=sender, at=at, meta=meta, key=key, now=now,
                   max_chars=self.settings.max_content_chars)
-        (message,) = await self._store.append(self.tenant, session, [d], now=self._clock(),
+        (message,) = await self._store.append(self.tenant, session, [d], now=now,
                                               policy=self._policy, index=self._indexing)
         self._wake_indexer()
         return message
+
+    async def add_many(self, session: str, items: Iterable[Mapping[str, Any]]) -> list[Message]:
+        """Store several messages atomically: all are committed, or none (on any bad item)."""
+        self._live()
+        check_session(session)
+        now = self._clock()
+        drafts = []
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
+            unknown = sorted(set(item) - {"role", "content", "sender", "at", "meta", "key"})
+            if unknown:
+                raise InvalidInput(f"items[{i}].{unknown[0]}", "unknown field; allowed: role, "
+                                   "content, sender, at, meta, key")
+            drafts.append(draft(item.get("role"), item.get("content"), sender=item.get("sender"),
+                                at=item.get("at"), meta=item.get("meta"), key=item.get("key"),
+                                now=now, max_chars=self.settings.max_content_chars,
+                                prefix=f"items[{i}]."))
+        if not drafts:
+            return []
+        out = await self._store.append(self.tenant, session, drafts, now=now,
+                                       policy=self._policy, index=self._indexing)
+        self._wake_indexer()
+        return out
 
     @property
     def _indexing(self) -> bool:
@@ -220,30 +245,6 @@ class Memory:
         queued = await self._store.vectors.requeue(self.tenant)
         self._wake_indexer()
         return queued
-
-    async def add_many(self, session: str, items: Iterable[Mapping[str, Any]]) -> list[Message]:
-        """Store several messages atomically: all are committed, or none (on any bad item)."""
-        self._live()
-        check_session(session)
-        now = self._clock()
-        drafts = []
-        for i, item in enumerate(items):
-            if not isinstance(item, Mapping):
-                raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
-            unknown = sorted(set(item) - {"role", "content", "sender", "at", "meta", "key"})
-            if unknown:
-                raise InvalidInput(f"items[{i}].{unknown[0]}", "unknown field; allowed: role, "
-                                   "content, sender, at, meta, key")
-            drafts.append(draft(item.get("role"), item.get("content"), sender=item.get("sender"),
-                                at=item.get("at"), meta=item.get("meta"), key=item.get("key"),
-                                now=now, max_chars=self.settings.max_content_chars,
-                                prefix=f"items[{i}]."))
-        if not drafts:
-            return []
-        out = await self._store.append(self.tenant, session, drafts, now=now,
-                                       policy=self._policy, index=self._indexing)
-        self._wake_indexer()
-        return out
 
     async def forget(self, message_id: int) -> bool:
         """Remove one message from every stratum; ``False`` if no such message.
