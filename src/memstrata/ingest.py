@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from .errors import InvalidInput
-from .text import bigram_text, has_cjk
+from .text import search_text
 from .types import Draft, Role
 
 __all__ = [
@@ -107,7 +107,7 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     meta_json = _meta_json(meta, prefix + "meta")
     return Draft(role=role, content=text, at=at_ns, sender=sender, meta_json=meta_json,
                  key=key,
-                 search_text=bigram_text(text) if has_cjk(text) else None,
+                 search_text=search_text(text),
                  size=len(text.encode("utf-8")))
 
 

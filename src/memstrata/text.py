@@ -17,6 +17,7 @@ __all__ = [
     "fts_match_expression",
     "has_cjk",
     "query_terms",
+    "search_text",
 ]
 
 # Han (incl. extension A and compatibility), kana, Hangul syllables.
@@ -51,12 +52,22 @@ def has_cjk(text: str) -> bool:
 def _pairs(run: str) -> str:
     if len(run) < 2:
         return run
-    return " ".join(run[i : i + 2] for i in range(len(run) - 1))
+    return " ".join(map(str.__add__, run, run[1:]))
+
+
+def _spaced_pairs(m: re.Match[str]) -> str:
+    return f" {_pairs(m.group())} "
 
 
 def bigram_text(text: str) -> str:
     """The text to index: each CJK run replaced by its overlapping 2-character pairs."""
-    return _CJK_RUN.sub(lambda m: f" {_pairs(m.group())} ", text)
+    return _CJK_RUN.sub(_spaced_pairs, text)
+
+
+def search_text(text: str) -> str | None:
+    """``bigram_text(text)``, or ``None`` when the text holds no CJK run (one pass)."""
+    out, runs = _CJK_RUN.subn(_spaced_pairs, text)
+    return out if runs else None
 
 
 def query_terms(query: str) -> list[str]:
