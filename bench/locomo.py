@@ -225,9 +225,11 @@ async def latency_100k(tmp: Path, local: Embedder | None, n: int) -> None:
                 times.append((time.perf_counter() - t0) * 1000)
             times.sort()
             p95 = times[int(0.95 * len(times)) - 1]
+            verdict = ("no target: every synthetic message matches the query words"
+                       if mode == "keyword" else
+                       f"target p95 <= 30 ms: {'met' if p95 <= 30 else 'MISSED'}")
             print(f"  {mode:9s} search at {n:,} hot vectors: p50 {statistics.median(times):6.1f} ms"
-                  f"  p95 {p95:6.1f} ms  (target p95 <= 30 ms: "
-                  f"{'met' if p95 <= 30 or mode == 'keyword' else 'MISSED'})")
+                  f"  p95 {p95:6.1f} ms  ({verdict})")
         print(f"  first semantic search (loads {n:,} vectors into the cache): {cold * 1000:.0f} ms")
     if local is not None:
         await local.embed(["warm up"])
@@ -257,6 +259,11 @@ async def main() -> None:
     for mode in MODES if embedder is not None else ("keyword",):
         scores[f"memstrata {mode}"] = Scores()
     timing: dict[str, float] = defaultdict(float)
+    if embedder is not None:
+        start = time.perf_counter()
+        await embedder.embed(["warm up"])  # the model loads once; not part of the throughput
+        print(f"{embedder.model_id}: loaded in {time.perf_counter() - start:.1f} s",
+              file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         for conv in convs:
