@@ -22,7 +22,8 @@ import numpy as np
 from ..error_memory import ErrorQuery, ErrorRecord
 from ..providers.base import Vectors
 from . import errors_sql as sql
-from .sqlite import SQLiteStore, _read, _write, ascii_lower
+from .sqlite import SQLiteStore
+from .sqlite_base import ascii_lower, read, write
 
 __all__ = ["SQLiteErrorStore"]
 
@@ -59,10 +60,10 @@ class SQLiteErrorStore:
             "embed_dim": int(vector.shape[-1]) if has_vector and vector is not None else None,
         }
         await self._store._run(
-            lambda c: _write(c, lambda c2: c2.execute(sql.INSERT_ERROR, params)))
+            lambda c: write(c, lambda c2: c2.execute(sql.INSERT_ERROR, params)))
 
     async def search(self, query: ErrorQuery) -> builtins.list[ErrorRecord]:
-        return await self._store._run(lambda c: _write(c, lambda c2: _search(c2, query)))
+        return await self._store._run(lambda c: write(c, lambda c2: _search(c2, query)))
 
     async def by_prefix(self, tenant: str, prefix: str, *, now: int,
                         limit: int) -> builtins.list[ErrorRecord]:
@@ -75,7 +76,7 @@ class SQLiteErrorStore:
                   now: int) -> builtins.list[ErrorRecord]:
         params = {"tenant": tenant, "tool": tool, "now": now}
         rows = await self._store._run(
-            lambda c: _read(c, lambda c2: c2.execute(sql.SELECT_ERRORS, params).fetchall()))
+            lambda c: read(c, lambda c2: c2.execute(sql.SELECT_ERRORS, params).fetchall()))
         return [_row_record(r) for r in rows]
 
     async def delete(self, tenant: str, prefix: str, *, now: int,
@@ -89,12 +90,12 @@ class SQLiteErrorStore:
             if len(ids) == 1:
                 c.execute(sql.DELETE_ERROR, {"tenant": tenant, "id": ids[0]})
             return ids
-        return await self._store._run(lambda c: _write(c, body))
+        return await self._store._run(lambda c: write(c, body))
 
     async def sweep(self, tenant: str, *, now: int) -> int:
         params = {"tenant": tenant, "now": now}
         return await self._store._run(
-            lambda c: _write(c, lambda c2: int(c2.execute(sql.SWEEP_ERRORS, params).rowcount)))
+            lambda c: write(c, lambda c2: int(c2.execute(sql.SWEEP_ERRORS, params).rowcount)))
 
 
 # -- helpers that run on the connection thread ---------------------------------------------

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import sql
-from .sqlite import SQLiteStore, _write
+from .sqlite import SQLiteStore
+from .sqlite_base import write
 
 __all__ = ["RunState", "SQLiteRuns"]
 
@@ -31,7 +32,7 @@ class SQLiteRuns:
         """Store the summary and its cursor in one transaction, adding to the token totals."""
         params = (tenant, session, kind, json.dumps(body, ensure_ascii=False), cursor, now,
                   tokens_in, tokens_out)
-        await self._store._run(lambda c: _write(
+        await self._store._run(lambda c: write(
             c, lambda c2: c2.execute(sql.SAVE_SUMMARY_ADDING_TOKENS, params).close()))
 
     async def lease(self, tenant: str, session: str, owner: str, *, now: int,
@@ -41,10 +42,10 @@ class SQLiteRuns:
             c.execute(sql.TAKE_LEASE, (tenant, session, owner, until, now))
             row = c.execute(sql.SELECT_LEASE_OWNER, (tenant, session)).fetchone()
             return row is not None and row[0] == owner
-        return await self._store._run(lambda c: _write(c, body))
+        return await self._store._run(lambda c: write(c, body))
 
     async def release(self, tenant: str, session: str, owner: str) -> None:
-        await self._store._run(lambda c: _write(
+        await self._store._run(lambda c: write(
             c, lambda c2: c2.execute(sql.DROP_LEASE, (tenant, session, owner)).close()))
 
     async def failed(self, tenant: str, session: str, error: str, *, now: int,
@@ -55,10 +56,10 @@ class SQLiteRuns:
                            .fetchone()[0])
             c.execute(sql.SET_RETRY_AT, (retry_at_for(failures, now), tenant, session))
             return failures
-        return await self._store._run(lambda c: _write(c, body))
+        return await self._store._run(lambda c: write(c, body))
 
     async def succeeded(self, tenant: str, session: str) -> None:
-        await self._store._run(lambda c: _write(
+        await self._store._run(lambda c: write(
             c, lambda c2: c2.execute(sql.RECORD_SUCCESS, (tenant, session)).close()))
 
     async def state(self, tenant: str, session: str) -> RunState:

@@ -19,7 +19,8 @@ import numpy.typing as npt
 
 from ..types import Message
 from . import sql
-from .sqlite import SQLiteStore, _read, _row_message, _write
+from .sqlite import SQLiteStore
+from .sqlite_base import read, row_message, write
 
 __all__ = ["Claimed", "HotSession", "SQLiteVectors"]
 
@@ -59,9 +60,9 @@ class SQLiteVectors:
         def body(c: sqlite3.Connection) -> list[Claimed]:
             c.execute(sql.CLAIM_BATCH, (worker, now, tenant, tenant, stale_before, limit))
             rows = c.execute(sql.SELECT_CLAIMED, (worker,)).fetchall()
-            return [Claimed(tenant=r[7], message=_row_message(r[:7]), previous=r[8],
+            return [Claimed(tenant=r[7], message=row_message(r[:7]), previous=r[8],
                             previous_sender=r[9]) for r in rows]
-        return await self._store._run(lambda c: _write(c, body))
+        return await self._store._run(lambda c: write(c, body))
 
     async def put(self, worker: str, model: str, dim: int,
                   items: Sequence[tuple[int, bytes]]) -> int:
@@ -81,13 +82,13 @@ class SQLiteVectors:
                 c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
             c.execute(sql.RELEASE_CLAIMS, (worker,))
             return stored
-        return await self._store._run(lambda c: _write(c, body))
+        return await self._store._run(lambda c: write(c, body))
 
     async def release(self, worker: str) -> None:
         """Give a failed batch back to the queue (its attempt counter goes up)."""
         def body(c: sqlite3.Connection) -> None:
             c.execute(sql.RELEASE_CLAIMS, (worker,))
-        await self._store._run(lambda c: _write(c, body))
+        await self._store._run(lambda c: write(c, body))
 
     async def backlog(self, tenant: str, session: str | None = None) -> int:
         if session is None:
@@ -120,7 +121,7 @@ class SQLiteVectors:
             row = c.execute(sql.SELECT_VECTOR_VERSION, (tenant, session)).fetchone()
             rows = c.execute(sql.SELECT_HOT_FOR_SEARCH, (model, dim, tenant, session))
             return (int(row[0]) if row is not None else 0, rows.fetchall())
-        version, rows = await self._store._run(lambda c: _read(c, body))
+        version, rows = await self._store._run(lambda c: read(c, body))
         matrix = np.zeros((len(rows), dim), dtype=np.float32)
         embedded = np.zeros(len(rows), dtype=np.bool_)
         for i, r in enumerate(rows):
@@ -145,4 +146,4 @@ class SQLiteVectors:
                 c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
             c.execute(sql.REQUEUE_HOT, (tenant,))
             return int(c.execute(sql.COUNT_BACKLOG_TENANT, (tenant,)).fetchone()[0])
-        return await self._store._run(lambda c: _write(c, body))
+        return await self._store._run(lambda c: write(c, body))
