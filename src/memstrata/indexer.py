@@ -42,7 +42,7 @@ class Indexer:
     """Claims, embeds and stores batches for one tenant (``None``: every tenant)."""
 
     def __init__(self, vectors: SQLiteVectors, embedder: Embedder, *, tenant: str | None,
-                 batch_size: int = 64, clock: Callable[[], int] = time.time_ns) -> None:
+                 batch_size: int = 128, clock: Callable[[], int] = time.time_ns) -> None:
         self._vectors = vectors
         self._embedder = embedder
         self._tenant = tenant
