@@ -94,12 +94,6 @@ def add(
 # -- reads ---------------------------------------------------------------------------------
 
 
-
-
-
-
-
-
 @app.command()
 def context(
     ctx: typer.Context,
@@ -125,8 +119,6 @@ def context(
         if ctx_.turn_context is not None:
             console.rule("summary")
             print_summary(console, ctx_)
-
-
 
 
 def _split_words(words: list[str], all_: bool) -> tuple[str | None, str]:
