@@ -178,9 +178,13 @@ async def test_relevance_filter_with_a_decision_model(db_path: str) -> None:
         await mem.summarize("s")
         full = await mem.context("s")
         assert full.summary is not None
+        before = await mem.stats("s")
         filtered = await mem.context("s", query="what's the weather in Oslo?")
         assert filtered.summary is None and filtered.turn_context is None
         assert decision.calls
+        # The relevance call's tokens are counted with the summary's.
+        after = await mem.stats("s")
+        assert after.summary_tokens_in > before.summary_tokens_in
 
 
 async def test_digest_without_llm_then_llm_takes_it_as_previous(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from .indexer import Indexer
 from .ingest import check_message_id, check_session, draft, is_temp
 from .opening import UNSET, Opening, Unset, choose_models, open_target
 from .providers.base import LLM, Embedder
-from .relevance import filter_relevant
+from .relevance import select_relevant
 from .retrieve import since
 from .scheduler import CronRunner
 from .search import CachedIndex, Searcher
@@ -266,7 +266,10 @@ class Memory:
             self.tenant, session, self.settings.window_messages)
         decision = self._runner.decision_llm
         if summary is not None and summary.kind == "llm" and decision is not None and query:
-            body = await filter_relevant(summary.body, query, decision)
+            relevance = await select_relevant(summary.body, query, decision)
+            await self._store.runs.add_tokens(self.tenant, session, relevance.tokens_in,
+                                              relevance.tokens_out)
+            body = relevance.body
             summary = None if body is None else Summary(
                 session=summary.session, kind=summary.kind, body=body, cursor=summary.cursor,
                 created_at=summary.created_at, tokens_in=summary.tokens_in,

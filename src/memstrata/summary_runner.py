@@ -98,6 +98,8 @@ class SummaryRunner:
             await run_summary(llm, settings=self._settings, previous=current,
                               messages=messages, save=save, decision_llm=self.decision_llm)
         except SummaryFailed as exc:
+            await self._store.runs.add_tokens(tenant, session, exc.result.unsaved_tokens_in,
+                                              exc.result.unsaved_tokens_out)
             await self._store.runs.failed(tenant, session, str(exc), now=self._clock(),
                                           retry_at_for=next_retry)
             raise

@@ -231,6 +231,10 @@ ON CONFLICT (tenant, session) DO UPDATE SET
     tokens_in = tokens_in + excluded.tokens_in,
     tokens_out = tokens_out + excluded.tokens_out"""
 
+ADD_SUMMARY_TOKENS = """
+UPDATE summaries SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?
+WHERE tenant = ? AND session = ?"""
+
 TAKE_LEASE = """
 INSERT INTO summary_runs (tenant, session, lease_owner, lease_until) VALUES (?, ?, ?, ?)
 ON CONFLICT (tenant, session) DO UPDATE SET

@@ -35,6 +35,15 @@ class SQLiteRuns:
         await self._store._run(lambda c: write(
             c, lambda c2: c2.execute(sql.SAVE_SUMMARY_ADDING_TOKENS, params).close()))
 
+    async def add_tokens(self, tenant: str, session: str, tokens_in: int,
+                         tokens_out: int) -> None:
+        """Count model tokens spent on a session outside a save (a failed chunk, the relevance
+        call of ``context``); only a session that has a summary keeps a tally."""
+        if tokens_in or tokens_out:
+            params = (tokens_in, tokens_out, tenant, session)
+            await self._store._run(lambda c: write(
+                c, lambda c2: c2.execute(sql.ADD_SUMMARY_TOKENS, params).close()))
+
     async def lease(self, tenant: str, session: str, owner: str, *, now: int,
                     until: int) -> bool:
         """Take (or renew) the session's lease; ``False`` while another live owner holds it."""
