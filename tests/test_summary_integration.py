@@ -85,9 +85,12 @@ async def test_transient_errors_are_retried_and_bad_replies_stop(db_path: str) -
             assert await mem.summarize("s") is not None
             assert len(server.requests) == 3
             await mem.add_many("s", _items(8, 6))
-            server.script(Reply(text="I could not summarise that, sorry."))
+            before = (await mem.stats("s")).summary_tokens_in
+            server.script(Reply(text="I could not summarise that, sorry.", tokens_in=321))
             with pytest.raises(ProviderError):
                 await mem.summarize("s")
+            # The failed call was billed: its tokens count although nothing was saved.
+            assert (await mem.stats("s")).summary_tokens_in == before + 321
             server.script(Reply(text='{"key_decisions": ["Do: x"]}'))  # only one key
             with pytest.raises(ProviderError):
                 await mem.summarize("s")
