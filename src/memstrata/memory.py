@@ -11,7 +11,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from .compaction import CompactionPolicy
@@ -25,7 +25,7 @@ from .ingest import check_message_id, check_session, draft, is_temp
 from .opening import UNSET, Opening, Unset, choose_models, open_target
 from .providers.base import LLM, Embedder
 from .relevance import select_relevant
-from .retrieve import since
+from .retrieve import MATCH_MODES, check_limit, match_mode, since
 from .scheduler import CronRunner
 from .search import CachedIndex, Searcher
 from .store import SQLiteStore
@@ -45,7 +45,6 @@ Clock = Callable[[], int]
 
 _SWEEP_INTERVAL_S = 60.0
 _EXPORT_BATCH = 1000
-_MATCH_MODES = ("keyword", "semantic", "hybrid")
 
 
 class Memory:
@@ -285,8 +284,8 @@ class Memory:
             check_session(session)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query", "must be non-empty text")
-        mode = self._match_mode(match)
-        lim = self._limit(limit)
+        mode = match_mode(match, semantic=self.embedder is not None)
+        lim = check_limit(limit, self.settings)
         low = since(time_range, self._clock())
         if not isinstance(exclude_window, bool):
             raise InvalidInput("exclude_window", "must be true or false")
@@ -298,26 +297,8 @@ class Memory:
 
     def match_modes(self) -> list[str]:
         """The match modes this Memory can serve (semantic ones need an embedder)."""
-        return list(_MATCH_MODES) if self.embedder is not None else ["keyword"]
+        return list(MATCH_MODES) if self.embedder is not None else ["keyword"]
 
-    def _match_mode(self, match: object) -> Literal["keyword", "semantic", "hybrid"]:
-        if match is None:
-            return "hybrid" if self.embedder is not None else "keyword"
-        if match == "keyword" or (match in _MATCH_MODES and self.embedder is not None):
-            return match  # type: ignore[return-value]
-        if match in _MATCH_MODES:
-            raise InvalidInput("match", f"{match!r} needs an embedder; none is configured, so "
-                               "only 'keyword' is available")
-        raise InvalidInput("match", f"must be one of {', '.join(_MATCH_MODES)} or None; "
-                           f"got {match!r}")
-
-    def _limit(self, limit: object) -> int:
-        if limit is None:
-            return self.settings.search_limit
-        top = self.settings.search_limit_max
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
-            raise InvalidInput("limit", f"must be an integer from 1 to {top}; got {limit!r}")
-        return limit
 
     async def read(self, message_id: int, *, before: int | None = None,
                    after: int | None = None) -> list[Message]:
@@ -343,7 +324,7 @@ class Memory:
         if before_id is not None:
             check_message_id(before_id, "before_id")
         return await self._store.page(self.tenant, session, since=since(time_range, self._clock()),
-                                      before_id=before_id, limit=self._limit(limit))
+                                      before_id=before_id, limit=check_limit(limit, self.settings))
 
     async def message(self, message_id: int) -> Message | None:
         """One message by id, or ``None``."""

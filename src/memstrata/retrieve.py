@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
+from .config import Settings
 from .errors import InvalidInput
 from .store.base import KeywordRow
 from .types import Hit, Message
 
-__all__ = ["TIME_RANGES", "expand", "keyword_ranking", "since"]
+__all__ = ["MATCH_MODES", "TIME_RANGES", "check_limit", "expand", "keyword_ranking",
+           "match_mode", "since"]
 
 _DAY_NS = 86_400 * 10**9
 TIME_RANGES: dict[str, int | None] = {
@@ -22,6 +25,32 @@ def since(time_range: object, now: int, field: str = "time_range") -> int | None
         raise InvalidInput(field, f"must be one of {', '.join(TIME_RANGES)}; got {time_range!r}")
     span = TIME_RANGES[time_range]
     return None if span is None else now - span
+
+
+MATCH_MODES = ("keyword", "semantic", "hybrid")
+
+
+def match_mode(match: object, *, semantic: bool) -> Literal["keyword", "semantic", "hybrid"]:
+    """The search mode asked for; ``None`` is hybrid with an embedder, keyword without."""
+    if match is None:
+        return "hybrid" if semantic else "keyword"
+    if match == "keyword" or (match in MATCH_MODES and semantic):
+        return match  # type: ignore[return-value]
+    if match in MATCH_MODES:
+        raise InvalidInput("match", f"{match!r} needs an embedder; none is configured, so "
+                           "only 'keyword' is available")
+    raise InvalidInput("match", f"must be one of {', '.join(MATCH_MODES)} or None; "
+                       f"got {match!r}")
+
+
+def check_limit(limit: object, settings: Settings) -> int:
+    """How many hits to return: ``search_limit`` by default, at most ``search_limit_max``."""
+    if limit is None:
+        return settings.search_limit
+    top = settings.search_limit_max
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
+        raise InvalidInput("limit", f"must be an integer from 1 to {top}; got {limit!r}")
+    return limit
 
 
 def keyword_ranking(rows: Sequence[KeywordRow]) -> list[Hit]:
