@@ -30,7 +30,7 @@ _GREETING = re.compile(r"^(thanks|thank you|hi|hello|ok|good (morning|night)|謝
 
 def kind_of(system: str) -> str:
     """Which caller sent a request, from its system or first prompt text."""
-    if system.startswith("You keep the rolling memory"):
+    if system.startswith("Update the memory of a conversation"):
         return "summary"
     if system.startswith("You screen new parts"):
         return "decision"

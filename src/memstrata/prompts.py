@@ -55,34 +55,26 @@ def language_rule(reply_lang: str) -> str:
 _OLD_MARKERS = ", ".join(f"{word}\uff1a" for word in ("要", "不要", "する", "しない"))
 
 _SUMMARY_RULES = """\
-You keep the rolling memory of a long conversation between a user and an assistant. Merge the \
-new messages (user turn) into the current memory (below) and return the updated memory: one \
-JSON object with exactly these keys:
-{{"key_decisions": ["Do: …", "Don't: …"],
- "past_discussions": [{{"topic": "…", "description": "…", "direction": "…", \
-"last_discussed": "YYYY-MM-DD HH:MM"}}],
- "current_discussion": {{"topic": "…", "description": "…", "perspectives": ["…"], \
-"direction": "…"}}}}
-
+Update the memory of a conversation between a user and an assistant: merge the new messages \
+(user turn) into the current memory below. Reply with only the updated memory, one JSON object:
+{{"key_decisions":["Do: …","Don't: …"],"past_discussions":[{{"topic":"…","description":"…",\
+"direction":"…","last_discussed":"YYYY-MM-DD HH:MM"}}],"current_discussion":{{"topic":"…",\
+"description":"…","perspectives":["…"],"direction":"…"}}}}
 Rules:
-1. key_decisions are rules that hold from now on: what the user agreed to ("Do: …") or turned \
-down ("Don't: …"). Leanings, open questions and ongoing debates are not decisions.
-2. Each key decision starts with the English marker "Do: " or "Don't: " whatever the language; \
-rewrite older markers ({old_markers}) that way.
-3. A reversed decision replaces the old entry.
-4. A topic that already has a past_discussions entry updates that entry (description, \
-direction, last_discussed).
-5. On a topic change, move current_discussion into past_discussions, and add its conclusion \
-(if it reached one that holds from now on) as a key decision. Use {{}} when nothing is being \
+1. key_decisions: only rules that hold from now on, agreed ("Do: …") or turned down \
+("Don't: …"); not leanings, open questions or ongoing debates. The markers are always in \
+English; rewrite older ones ({old_markers}).
+2. A reversed decision replaces the old one. A topic already in past_discussions updates that \
+entry.
+3. When the topic changes, current_discussion moves to past_discussions and its conclusion, if \
+it reached one that holds from now on, becomes a key decision. Use {{}} when nothing is being \
 discussed.
-6. last_discussed is the date and time of the newest message on that topic, as shown in the \
-messages (a time applies until the next one).
-7. At most {max_decisions} key_decisions and {max_past} past_discussions, oldest first; drop \
+4. last_discussed: the date and time of the topic's newest message (a time holds until the \
+next one).
+5. At most {max_decisions} key_decisions and {max_past} past_discussions, oldest first; drop \
 the oldest when over.
-8. Record only what the messages say; never invent facts, names or dates.
-9. {language}
-
-Reply with the JSON object only.
+6. Only what the messages say: never invent facts, names or dates.
+7. {language}
 
 Current memory:
 {previous}"""
