@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from helpers import CountingEmbedder
+from helpers import CountingEmbedder, ManualClock
 
 from memstrata import InvalidInput, Memory, ProviderError, Settings
 from memstrata.indexer import FlushTimeout
@@ -231,3 +231,23 @@ async def test_closing_mid_batch_hands_the_batch_back(db_path: str) -> None:
         assert await mem.index_backlog() == 10
         await mem.flush(timeout=5)  # would wait for a stale claim without the hand-back
         assert len(fast.texts) == 10 and await mem.index_backlog() == 0
+
+
+async def test_semantic_across_sessions_and_time_range(db_path: str, clock: ManualClock) -> None:
+    day = 86_400 * 10**9
+    async with Memory.open(db_path, settings=SETTINGS, embedder=CountingEmbedder(),
+                           background=False, clock=clock) as mem:
+        old = await mem.add("a", "user", "violin lessons on saturday morning",
+                            at=clock.now - 40 * day)
+        await mem.add_many("a", _chat(4, "padding"))
+        new = await mem.add("b", "user", "violin lessons moved to sunday", at=clock.now - day)
+        await mem.add_many("b", _chat(4, "filler"))
+        await mem.flush()
+        hits = await mem.search(None, "violin lessons", match="semantic", limit=4)
+        matched = {h.message.id for h in hits if h.matched}
+        assert {old.id, new.id} <= matched
+        assert {h.message.session for h in hits} == {"a", "b"}
+        recent = await mem.search(None, "violin lessons", match="hybrid", time_range="7d",
+                                  limit=4)
+        assert old.id not in {h.message.id for h in recent if h.matched}
+        assert new.id in {h.message.id for h in recent if h.matched}
