@@ -34,10 +34,21 @@ def _is_lock_error(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
+# Message is a frozen dataclass with slots; filling its slots directly skips the generated
+# __init__'s per-field checks, which matters when every context() builds a window of them.
+_MESSAGE_SLOTS = tuple(Message.__dict__[name].__set__
+                       for name in ("id", "session", "role", "content", "sender", "at"))
+_SET_META = Message.__dict__["meta"].__set__
+_new = object.__new__
+
+
 def row_message(row: Sequence[Any]) -> Message:
-    # Column order of sql.MESSAGE_COLUMNS.
-    return Message(id=row[0], session=row[1], role=row[2], content=row[3], sender=row[4],
-                   at=row[5], meta=json.loads(row[6]) if row[6] is not None else None)
+    """A Message from a row in the column order of ``sql.MESSAGE_COLUMNS``."""
+    m: Message = _new(Message)
+    for put, value in zip(_MESSAGE_SLOTS, row, strict=False):
+        put(m, value)
+    _SET_META(m, json.loads(row[6]) if row[6] is not None else None)
+    return m
 
 
 def row_summary(row: Sequence[Any]) -> Summary:
@@ -94,7 +105,7 @@ def open_reader(path: str) -> sqlite3.Connection | None:
         reader = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S,
                                  check_same_thread=False)
         reader.execute("PRAGMA query_only=1")
-        reader.execute("PRAGMA cache_size=-8192")
+        reader.execute("PRAGMA cache_size=-32768")
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open a reader on {path!r}: {exc}") from exc
     return reader
