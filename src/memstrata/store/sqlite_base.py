@@ -106,6 +106,8 @@ def open_reader(path: str) -> sqlite3.Connection | None:
                                  check_same_thread=False)
         reader.execute("PRAGMA query_only=1")
         reader.execute("PRAGMA cache_size=-32768")
+        # Reading the file through a memory map saves a system call and a copy per page.
+        reader.execute("PRAGMA mmap_size=268435456")
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open a reader on {path!r}: {exc}") from exc
     return reader
