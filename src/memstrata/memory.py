@@ -32,7 +32,7 @@ from .store import SQLiteStore
 from .store.sqlite_errors import SQLiteErrorStore
 from .summary_runner import SummaryRunner
 from .transfer import parse_history, parse_records
-from .types import Hit, Message, SessionInfo, SessionStats, Summary
+from .types import Draft, Hit, Message, SessionInfo, SessionStats, Summary
 from .vector_cache import VectorCache
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ Clock = Callable[[], int]
 """Returns the current UTC time in nanoseconds (injectable for tests and imports)."""
 
 _SWEEP_INTERVAL_S = 60.0
+_ITEM_FIELDS = frozenset({"role", "content", "sender", "at", "meta", "key"})
 _EXPORT_BATCH = 1000
 
 
@@ -191,24 +192,24 @@ class Memory:
         self._live()
         check_session(session)
         now = self._clock()
-        drafts = []
-        for i, item in enumerate(items):
-            if not isinstance(item, Mapping):
-                raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
-            unknown = sorted(set(item) - {"role", "content", "sender", "at", "meta", "key"})
-            if unknown:
-                raise InvalidInput(f"items[{i}].{unknown[0]}", "unknown field; allowed: role, "
-                                   "content, sender, at, meta, key")
-            drafts.append(draft(item.get("role"), item.get("content"), sender=item.get("sender"),
-                                at=item.get("at"), meta=item.get("meta"), key=item.get("key"),
-                                now=now, max_chars=self.settings.max_content_chars,
-                                prefix=f"items[{i}]."))
+        drafts = [self._draft_item(i, item, now) for i, item in enumerate(items)]
         if not drafts:
             return []
         out = await self._store.append(self.tenant, session, drafts, now=now,
                                        policy=self._policy, index=self._indexing)
         self._wake_indexer()
         return out
+
+    def _draft_item(self, i: int, item: Any, now: int) -> Draft:
+        if not isinstance(item, Mapping):
+            raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
+        unknown = sorted(set(item) - _ITEM_FIELDS)
+        if unknown:
+            raise InvalidInput(f"items[{i}].{unknown[0]}", "unknown field; allowed: role, "
+                               "content, sender, at, meta, key")
+        return draft(item.get("role"), item.get("content"), sender=item.get("sender"),
+                     at=item.get("at"), meta=item.get("meta"), key=item.get("key"), now=now,
+                     max_chars=self.settings.max_content_chars, prefix=f"items[{i}].")
 
     @property
     def _indexing(self) -> bool:

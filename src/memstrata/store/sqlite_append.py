@@ -13,15 +13,24 @@ from ..types import Draft, Message
 from . import sql
 from .sqlite_base import row_message
 
-__all__ = ["append"]
+__all__ = ["append", "finish", "insert"]
 
 
 def append(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
-            now: int, policy: CompactionPolicy, index: bool) -> list[Message]:
-    out: list[Message | None] = []
-    fresh: list[tuple[int, Draft]] = []
-    keyed = any(d.key is not None for d in drafts)
-    if keyed:
+           now: int, policy: CompactionPolicy, index: bool) -> list[Message]:
+    """Insert ``drafts``, then update the session and compact: one part of a transaction."""
+    out, fresh = insert(c, tenant, session, drafts, index)
+    finish(c, tenant, session, fresh, now, policy)
+    return out
+
+
+def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
+           index: bool) -> tuple[list[Message], list[Draft]]:
+    """The messages for ``drafts`` (stored ones for repeated idempotency keys) and the drafts
+    that were new."""
+    out: list[Message] = []
+    fresh: list[Draft] = []
+    if any(d.key is not None for d in drafts):
         for d in drafts:
             if d.key is not None:
                 row = c.execute(sql.SELECT_BY_KEY, (tenant, session, d.key)).fetchone()
@@ -29,27 +38,33 @@ def append(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
                     out.append(row_message(row))
                     continue
             cur = c.execute(sql.INSERT_MESSAGE, _insert_params(tenant, session, d))
-            fresh.append((len(out), d))
+            fresh.append(d)
             out.append(_message(int(cur.lastrowid or 0), session, d))
-    else:
-        # One writer holds the lock and ids come from AUTOINCREMENT, so a batch gets
-        # consecutive ids ending at last_insert_rowid().
-        c.executemany(sql.INSERT_MESSAGE, [_insert_params(tenant, session, d) for d in drafts])
-        last = int(c.execute("SELECT last_insert_rowid()").fetchone()[0])
-        first = last - len(drafts) + 1
-        out = [_message(first + i, session, d) for i, d in enumerate(drafts)]
-        fresh = list(enumerate(drafts))
-    if fresh and index:
-        c.executemany(sql.ENQUEUE, [(out[i].id, tenant, session)  # type: ignore[union-attr]
-                                    for i, _ in fresh])
-    if fresh:
-        ats = [d.at for _, d in fresh]
-        hot_count, hot_bytes, cutoff = c.execute(sql.UPSERT_SESSION_COUNTERS, (
-            tenant, session, len(fresh), len(fresh), sum(d.size for _, d in fresh),
-            min(ats), max(ats), now)).fetchone()
-        if is_due(hot_count, hot_bytes, policy):
-            _compact(c, tenant, session, cutoff, policy)
-    return [m for m in out if m is not None]
+            if index:
+                c.execute(sql.ENQUEUE, (out[-1].id, tenant, session))
+        return out, fresh
+    # One writer holds the lock and ids come from AUTOINCREMENT, so a batch gets consecutive
+    # ids ending at last_insert_rowid().
+    c.executemany(sql.INSERT_MESSAGE, [_insert_params(tenant, session, d) for d in drafts])
+    last = int(c.execute("SELECT last_insert_rowid()").fetchone()[0])
+    first = last - len(drafts) + 1
+    out = [_message(first + i, session, d) for i, d in enumerate(drafts)]
+    if index:
+        c.executemany(sql.ENQUEUE, [(m.id, tenant, session) for m in out])
+    return out, list(drafts)
+
+
+def finish(c: sqlite3.Connection, tenant: str, session: str, fresh: Sequence[Draft], now: int,
+           policy: CompactionPolicy) -> None:
+    """Count the new messages in the session's row and apply the compaction policy."""
+    if not fresh:
+        return
+    ats = [d.at for d in fresh]
+    hot_count, hot_bytes, cutoff = c.execute(sql.UPSERT_SESSION_COUNTERS, (
+        tenant, session, len(fresh), len(fresh), sum(d.size for d in fresh), min(ats),
+        max(ats), now)).fetchone()
+    if is_due(hot_count, hot_bytes, policy):
+        _compact(c, tenant, session, cutoff, policy)
 
 
 def _compact(c: sqlite3.Connection, tenant: str, session: str, cutoff: int,
