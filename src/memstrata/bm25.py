@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .text import STOP_WORDS
+from .text import STOP_WORDS, words
 
 __all__ = ["DEFAULT_KEY_WEIGHTS", "KeywordIndex", "build_keyword_index", "keyword_scores",
            "stem", "tokens"]
@@ -24,9 +24,6 @@ __all__ = ["DEFAULT_KEY_WEIGHTS", "KeywordIndex", "build_keyword_index", "keywor
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_WORD = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+(?:['\u2019][^\\W_{_CJK}]+)?", re.UNICODE)
-_CJK_START = re.compile(f"[{_CJK}]")
 _VOWEL = re.compile("[aeiouy]")
 
 # Weight of a message's own text and of its neighbours' text in its keyword key, by offset.
@@ -67,15 +64,9 @@ def tokens(text: str) -> list[str]:
     Stop words are dropped; a CJK run becomes its overlapping 2-character pairs (one
     character stays one term).
     """
-    out: list[str] = []
-    for tok in _WORD.findall(text):
-        if _CJK_START.match(tok):
-            out.extend(tok[i : i + 2] for i in range(max(1, len(tok) - 1)))
-            continue
-        word = tok.lower().replace("\u2019", "'")
-        if word not in STOP_WORDS:
-            out.append(stem(word))
-    return out
+    # Stemming leaves CJK pairs alone (it only touches ASCII words), so every word goes
+    # through it.
+    return [stem(w) for w in words(text) if w not in STOP_WORDS]
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ __all__ = [
     "STOP_WORDS",
     "bigram_text",
     "fts_match_expression",
-    "has_cjk",
     "query_terms",
     "search_text",
+    "words",
 ]
 
 # Han (incl. extension A and compatibility), kana, Hangul syllables.
@@ -44,11 +44,6 @@ _STOP_TEXT = (
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
-def has_cjk(text: str) -> bool:
-    """True when ``text`` holds at least one Chinese, Japanese or Korean character."""
-    return _CJK_CHAR.search(text) is not None
-
-
 def _pairs(run: str) -> str:
     if len(run) < 2:
         return run
@@ -70,27 +65,27 @@ def search_text(text: str) -> str | None:
     return out if runs else None
 
 
+def words(text: str) -> list[str]:
+    """The words of ``text`` in order, duplicates kept: Latin-script words lower-cased, each CJK
+    run as its 2-character pairs (a one-character run stays one word)."""
+    out: list[str] = []
+    for token in _TOKEN.findall(text):
+        if _CJK_CHAR.match(token):
+            out.extend(_pairs(token).split())
+        else:
+            out.append(token.lower().replace("\u2019", "'"))
+    return out
+
+
 def query_terms(query: str) -> list[str]:
     """The search terms of a free-text query, in order, without duplicates.
 
-    Latin-script words are lower-cased and stop words dropped (a query made only of stop words
-    keeps them, so it still means something); each CJK run becomes its 2-character pairs, or the
-    single character when the run is one character long.
+    Stop words are dropped (a query made only of stop words keeps them, so it still means
+    something); see :func:`words` for the rest.
     """
-    words: list[str] = []
-    for token in _TOKEN.findall(query):
-        if _CJK_CHAR.match(token):
-            words.extend(_pairs(token).split())
-        else:
-            words.append(token.lower().replace("\u2019", "'"))
-    kept = [w for w in words if w not in STOP_WORDS] or words
-    seen: set[str] = set()
-    out: list[str] = []
-    for w in kept:
-        if w not in seen:
-            seen.add(w)
-            out.append(w)
-    return out
+    found = words(query)
+    kept = [w for w in found if w not in STOP_WORDS] or found
+    return list(dict.fromkeys(kept))
 
 
 def fts_match_expression(terms: list[str]) -> str | None:
