@@ -12,7 +12,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 from .compaction import CompactionPolicy
 from .config import Settings
@@ -61,7 +60,6 @@ class Memory:
         self.settings = settings
         self.tenant = tenant
         self._clock = clock
-        self._tz = ZoneInfo(settings.timezone)
         self._policy = CompactionPolicy(
             by_bytes=settings.compact_bytes, max_bytes=settings.max_history_bytes,
             ratio=settings.compact_ratio, by_turns=settings.compact_turns,

@@ -88,8 +88,11 @@ class Searcher:
                                               self._settings.window_messages)
             skip = {m.id for m in window}
         found: list[_Scored] = []
-        for name in await self._sessions(session):
-            cached = await self._index(name)
+        # One read of the vector versions names the sessions to search and validates their
+        # cached indexes.
+        assert self._vectors is not None
+        for name, version in (await self._vectors.versions(self._tenant, session)).items():
+            cached = await self._index(name, version)
             if cached is None:
                 continue
             eligible = cached.embedded.copy() if how != "keyword" else np.ones_like(
@@ -104,21 +107,12 @@ class Searcher:
         found.sort(key=lambda s: (s.score, s.message_id), reverse=True)
         return await self._hits(found[:limit], mode)
 
-    async def _sessions(self, session: str | None) -> list[str]:
-        assert self._vectors is not None
-        if session is not None:
-            return [session]
-        return list(await self._vectors.versions(self._tenant, None))
-
-    async def _index(self, session: str) -> CachedIndex | None:
+    async def _index(self, session: str, version: int) -> CachedIndex | None:
         """The session's cached index, rebuilt when its vector version moved."""
         assert self._embedder is not None and self._vectors is not None
         model = vector_model(self._embedder.model_id)
         key = (self._tenant, session, model)
-        versions = await self._vectors.versions(self._tenant, session)
-        if session not in versions:
-            return None
-        cached = self._cache.get(key, versions[session])
+        cached = self._cache.get(key, version)
         if cached is not None:
             return cached
         hot = await self._vectors.load_hot(self._tenant, session, model, self._embedder.dim)
