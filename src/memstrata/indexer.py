@@ -21,7 +21,7 @@ from .fusion import embedding_key, vector_model
 from .providers.base import Embedder
 from .store.sqlite_vectors import Claimed, SQLiteVectors
 
-__all__ = ["FlushTimeout", "Indexer", "embed_text"]
+__all__ = ["FlushTimeout", "Indexer", "embed_text", "worker_id"]
 
 _STALE_CLAIM_S = 120
 _IDLE_POLL_S = 1.0
@@ -31,6 +31,11 @@ _MAX_BACKOFF_S = 60.0
 
 class FlushTimeout(MemstrataError, TimeoutError):
     """``flush(timeout=…)`` ran out of time with messages still waiting to be indexed."""
+
+
+def worker_id() -> str:
+    """A name for this worker that no other process or object shares (claims and leases)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def embed_text(c: Claimed) -> str:
@@ -48,7 +53,7 @@ class Indexer:
         self._tenant = tenant
         self._batch = batch_size
         self._clock = clock
-        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.worker = worker_id()
         self.wake = asyncio.Event()
         self.last_error: str | None = None
         self.indexed = 0

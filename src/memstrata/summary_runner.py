@@ -8,9 +8,7 @@ two workers off the same session with an expiring lease, and backs a failing ses
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import uuid
+import json
 from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -18,6 +16,7 @@ from zoneinfo import ZoneInfo
 from .config import Settings
 from .digest import digest_body
 from .errors import ProviderError
+from .indexer import worker_id
 from .ingest import is_temp
 from .providers.base import LLM
 from .scheduler import next_retry
@@ -42,7 +41,7 @@ class SummaryRunner:
         self.decision_llm = decision_llm
         self._clock = clock
         self._tz = ZoneInfo(settings.timezone)
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.owner = worker_id()
 
     async def summarize(self, tenant: str, session: str, *, include_window: bool,
                         wait: bool = True) -> Summary | None:
@@ -129,15 +128,10 @@ class SummaryRunner:
         previous: dict[str, Any] | None = None
         if current is not None:
             previous = (current.body if current.kind == "digest"
-                        else {"text": _as_text(current.body)})
+                        else {"text": json.dumps(current.body, ensure_ascii=False)})
         body = digest_body(previous, pending, self._tz, self._settings.max_content_chars)
         await self._store.runs.save(tenant, session, kind="digest", body=body,
                                     cursor=pending[-1].id, now=self._clock(), tokens_in=0,
                                     tokens_out=0)
         return await self._store.get_summary(tenant, session)
 
-
-def _as_text(body: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(body, ensure_ascii=False)
