@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
+from .background import pause
 from .cli_app import State, app, emit_json, err, fail, get_state, one_line, out, run
 from .cli_index import index_all, tenant_backlog
 from .config import Settings
@@ -198,8 +199,7 @@ async def _serve(state: State, report: _Reporter) -> None:
             else:
                 last_error = result.index_error
             report.tick(result)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), _FLUSH_SLICE_S)
+            await pause(stop, _FLUSH_SLICE_S)
         if cron is not None:
             await cron.stop()
     report.event("stopped", "worker stopped")

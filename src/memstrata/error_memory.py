@@ -30,7 +30,7 @@ import numpy as np
 from .config import Settings
 from .errors import InvalidInput
 from .providers.base import Embedder, Vectors
-from .text import bigram_text, fts_match_expression, query_terms
+from .text import bigram_text, check_unicode, fts_match_expression, query_terms
 
 __all__ = ["ErrorMemory", "ErrorOutcome", "ErrorQuery", "ErrorRecord", "ErrorStore"]
 
@@ -210,7 +210,7 @@ class ErrorMemory:
         tool = _tool_name(tool_name)
         if not isinstance(error_text, str):
             raise InvalidInput("error_text", "must be a string")
-        text = error_text.strip()[:_MAX_QUERY_CHARS]
+        text = check_unicode(error_text, "error_text").strip()[:_MAX_QUERY_CHARS]
         if not text:
             return ""
         found = await self.search(text, tool=tool)
@@ -237,7 +237,7 @@ class ErrorMemory:
             raise InvalidInput(field, "must be a non-empty string")
         if len(value) > top:
             raise InvalidInput(field, f"must be at most {top} characters, got {len(value)}")
-        return value.strip()
+        return check_unicode(value, field).strip()
 
     def _optional_text(self, field: str, value: object) -> str | None:
         if value is None or (isinstance(value, str) and not value.strip()):
@@ -309,7 +309,7 @@ def _tool_name(value: object, *, field: str = "tool_name") -> str:
     name = value.strip()
     if len(name) > _MAX_TOOL_NAME or any(c in name for c in "\r\n\t"):
         raise InvalidInput(field, f"must be one line of at most {_MAX_TOOL_NAME} characters")
-    return name
+    return check_unicode(name, field)
 
 
 def _keywords(value: object) -> tuple[str, ...]:
@@ -319,6 +319,7 @@ def _keywords(value: object) -> tuple[str, ...]:
     for item in value:
         if not isinstance(item, str):
             raise InvalidInput("keywords", f"must be a list of strings; got {item!r}")
+        check_unicode(item, f"keywords[{len(out)}]")
         word = " ".join(item.lower().split())
         if len(word) > _MAX_KEYWORD_CHARS:
             raise InvalidInput("keywords", f"each keyword must be at most "
@@ -343,7 +344,7 @@ def _query_text(value: object) -> str:
     if len(value) > _MAX_QUERY_CHARS:
         raise InvalidInput("keyword", f"must be at most {_MAX_QUERY_CHARS} characters, got "
                            f"{len(value)}")
-    return value.strip()
+    return check_unicode(value, "keyword").strip()
 
 
 def _prefix(value: object) -> str:

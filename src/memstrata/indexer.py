@@ -9,13 +9,13 @@ of hanging when the embedder keeps failing or a timeout passes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import socket
 import time
 import uuid
 from collections.abc import Callable
 
+from .background import pause
 from .errors import MemstrataError, ProviderError
 from .fusion import embedding_key, vector_model
 from .providers.base import Embedder
@@ -123,21 +123,21 @@ class Indexer:
             return await self._vectors.backlog_all()
         return await self._vectors.backlog(self._tenant)
 
-    async def run(self) -> None:
-        """The background loop: index while there is work, sleep when idle, back off on errors."""
+    async def run(self, stop: asyncio.Event) -> None:
+        """The background loop: index while there is work, idle when there is none, back off
+        on errors; returns once ``stop`` is set."""
         delay = 1.0
-        while True:
+        while not stop.is_set():
             try:
                 done = await self.steps()
                 delay = 1.0
             except ProviderError:
-                await asyncio.sleep(delay)
+                await pause(stop, delay)
                 delay = min(delay * 2, _MAX_BACKOFF_S)
                 continue
             except MemstrataError:
                 done = 0  # a busy or closing database: try again on the next tick
             if done == 0:
                 self.wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    # Other processes may queue work too, so poll even without a wake-up.
-                    await asyncio.wait_for(self.wake.wait(), _IDLE_POLL_S)
+                # Other processes may queue work too, so poll even without a wake-up.
+                await pause(stop, _IDLE_POLL_S, self.wake)

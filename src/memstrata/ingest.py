@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from .errors import InvalidInput
-from .text import search_text
+from .text import check_json_text, check_unicode, search_text
 from .types import Draft, Role
 
 __all__ = [
@@ -40,6 +40,11 @@ _MAX_AT = 2**63 - 1
 def check_session(session: object, field: str = "session") -> str:
     """The session id if valid: 1-128 characters of ``[A-Za-z0-9._:@-]``."""
     if not isinstance(session, str) or not _SESSION_RE.fullmatch(session):
+        if isinstance(session, str) and 0 < len(session) <= 128:
+            pos = next(i for i, c in enumerate(session) if not _SESSION_RE.fullmatch(c))
+            raise InvalidInput(field, f"must be 1-128 characters of letters, digits and "
+                               f". _ : @ -; character {session[pos]!a} at position {pos} "
+                               "is not allowed")
         shown = repr(session) if not isinstance(session, str) or len(session) < 60 else \
             repr(session[:60] + "…")
         raise InvalidInput(field, f"must be 1-128 characters of letters, digits and . _ : @ -; "
@@ -90,10 +95,17 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
         raise InvalidInput(prefix + "content", f"is {len(text):,} characters; at most "
                            f"{max_chars:,} are allowed (max_content_chars), nothing is "
                            "truncated")
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        check_unicode(text, prefix + "content")
+        raise
     if sender is not None and (not isinstance(sender, str) or not sender.strip()
                                or len(sender) > _MAX_SENDER):
         raise InvalidInput(prefix + "sender", f"must be a non-empty string of at most "
                            f"{_MAX_SENDER} characters, or omitted")
+    if sender is not None:
+        check_unicode(sender, prefix + "sender")
     if at is None:
         at_ns = now
     elif isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= _MAX_AT:
@@ -104,11 +116,12 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY):
         raise InvalidInput(prefix + "key", f"must be a non-empty string of at most {_MAX_KEY} "
                            "characters, or omitted")
+    if key is not None:
+        check_unicode(key, prefix + "key")
     meta_json = _meta_json(meta, prefix + "meta")
     return Draft(role=role, content=text, at=at_ns, sender=sender, meta_json=meta_json,
                  key=key,
-                 search_text=search_text(text),
-                 size=len(text.encode("utf-8")))
+                 search_text=search_text(text), size=size)
 
 
 def _meta_json(meta: object, field: str) -> str | None:
@@ -116,6 +129,7 @@ def _meta_json(meta: object, field: str) -> str | None:
         return None
     if not isinstance(meta, Mapping):
         raise InvalidInput(field, f"must be a JSON object (dict), got {type(meta).__name__}")
+    check_json_text(dict(meta), field)
     try:
         text = json.dumps(dict(meta), ensure_ascii=False, allow_nan=False, sort_keys=True)
     except (TypeError, ValueError) as exc:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from .background import Background, pause
 from .compaction import CompactionPolicy
 from .config import Settings
 from .context import Context, pack
@@ -30,6 +31,7 @@ from .search import CachedIndex, Searcher
 from .store import SQLiteStore
 from .store.sqlite_errors import SQLiteErrorStore
 from .summary_runner import SummaryRunner
+from .text import check_unicode
 from .transfer import parse_history, parse_records
 from .types import Draft, Hit, Message, SessionInfo, SessionStats, Summary
 from .vector_cache import VectorCache
@@ -37,11 +39,13 @@ from .vector_cache import VectorCache
 if TYPE_CHECKING:
     from .tools import Tools
 
-__all__ = ["Clock", "Memory"]
+__all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory"]
 
 Clock = Callable[[], int]
 """Returns the current UTC time in nanoseconds (injectable for tests and imports)."""
 
+CLOSE_TIMEOUT_S = 10.0
+"""How long ``close()`` waits for background work before leaving it behind."""
 _SWEEP_INTERVAL_S = 60.0
 _ITEM_FIELDS = frozenset({"role", "content", "sender", "at", "meta", "key"})
 _EXPORT_BATCH = 1000
@@ -64,7 +68,7 @@ class Memory:
             by_bytes=settings.compact_bytes, max_bytes=settings.max_history_bytes,
             ratio=settings.compact_ratio, by_turns=settings.compact_turns,
             max_turns=settings.max_turns, keep_turns=settings.keep_turns)
-        self._tasks: list[asyncio.Task[None]] = []
+        self._background = Background()
         self._closed = False
         self.embedder = embedder
         self._cache: VectorCache[CachedIndex] = VectorCache(settings.vector_cache_mb * 2**20)
@@ -74,7 +78,6 @@ class Memory:
                          if embedder is not None else None)
         self._runner = SummaryRunner(store, settings, llm=llm, decision_llm=decision_llm,
                                      clock=clock)
-        self._cron: CronRunner | None = None
         self.errors = ErrorMemory(SQLiteErrorStore(store), tenant=tenant, settings=settings,
                                   embedder=embedder, clock=clock)
         """The tenant's cross-session memory of tool errors and their fixes."""
@@ -112,19 +115,17 @@ class Memory:
 
         return Opening(make)
 
-    async def close(self) -> None:
-        """Stop background work and close the database. Safe to call twice."""
+    async def close(self, *, timeout: float = CLOSE_TIMEOUT_S) -> None:
+        """Stop background work and close the database; safe to call twice.
+
+        Every background task is told to stop; a summary tick in progress may finish. A task
+        still running after ``timeout`` seconds is named in the log and left behind, so
+        ``close()`` always returns.
+        """
         if self._closed:
             return
         self._closed = True
-        if self._cron is not None:
-            await self._cron.stop()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks.clear()
+        await self._background.close(timeout)
         await self._store.close()
 
     async def __aenter__(self) -> Memory:
@@ -139,22 +140,22 @@ class Memory:
             raise Closed("this Memory is closed")
 
     def _start_background(self) -> None:
-        self._tasks.append(asyncio.create_task(self._sweep_loop(), name="memstrata-sweeper"))
+        self._background.start("memstrata-sweeper", self._sweep_loop)
         if self._indexer is not None:
-            self._tasks.append(asyncio.create_task(self._indexer.run(), name="memstrata-indexer"))
+            self._background.start("memstrata-indexer", self._indexer.run)
         if self.settings.summary_cron is not None:
-            self._cron = CronRunner(self.settings.summary_cron, self._scheduled_tick,
-                                    timezone=self.settings.timezone)
-            self._cron.start()
+            cron = CronRunner(self.settings.summary_cron, self._scheduled_tick,
+                              timezone=self.settings.timezone)
+            self._background.start("memstrata-scheduler", cron.run, interrupt=False)
 
-    async def _sweep_loop(self) -> None:
-        while True:
+    async def _sweep_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
             # A failed sweep must not kill the loop; the next tick tries again.
             with contextlib.suppress(Exception):
                 await self.sweep()
             with contextlib.suppress(Exception):
                 await self.errors.sweep()
-            await asyncio.sleep(_SWEEP_INTERVAL_S)
+            await pause(stop, _SWEEP_INTERVAL_S)
 
     async def _scheduled_tick(self) -> None:
         await self.summarize_due()
@@ -260,6 +261,8 @@ class Memory:
         check_session(session)
         if query is not None and not isinstance(query, str):
             raise InvalidInput("query", "must be the new user input as text, or None")
+        if query is not None:
+            check_unicode(query, "query")
         window, summary = await self._store.window_and_summary(
             self.tenant, session, self.settings.window_messages)
         decision = self._runner.decision_llm
@@ -283,6 +286,7 @@ class Memory:
             check_session(session)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query", "must be non-empty text")
+        check_unicode(query, "query")
         mode = match_mode(match, semantic=self.embedder is not None)
         lim = check_limit(limit, self.settings)
         low = since(time_range, self._clock())

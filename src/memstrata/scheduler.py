@@ -2,14 +2,13 @@
 
 ``next_retry`` is pure: a session whose run failed waits 15 minutes, then 30, 60, … up to a
 day, so a chunk that always fails is not billed on every tick. ``CronRunner`` is an asyncio
-task that sleeps until the next time of a cron expression and calls ``tick``; choosing the
+loop that sleeps until the next time of a cron expression and calls ``tick``; choosing the
 sessions, leases and the database side belong to the caller's ``tick``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -18,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from croniter import croniter  # type: ignore[import-untyped]
 
+from .background import Background, until_stopped
 from .errors import InvalidInput
 from .ingest import is_temp
 
@@ -91,16 +91,14 @@ class CronRunner:
         self._sleep = sleep
         self._tz = ZoneInfo(timezone)
         self._on_error = on_error
-        self._task: asyncio.Task[None] | None = None
-        self._ticking = False
-        self._stopping = False
+        self._background: Background | None = None
         self._last: float | None = None
         self.ticks = 0
         """Ticks run so far (failed ones included)."""
 
     @property
     def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self._background is not None and bool(self._background.running)
 
     def next_time(self, after: float) -> float:
         """The first cron time strictly after ``after`` (epoch seconds)."""
@@ -109,38 +107,33 @@ class CronRunner:
         return nxt.timestamp()
 
     def start(self) -> None:
-        """Start the background task (call from a running event loop); idempotent."""
+        """Start ``run`` as a task of its own (call from a running event loop); idempotent."""
         if self.running:
             return
-        self._stopping = False
-        self._task = asyncio.get_running_loop().create_task(self._loop(),
-                                                           name=f"cron {self.expr}")
+        self._background = Background()
+        self._background.start(f"memstrata-cron {self.expr}", self.run, interrupt=False)
 
-    async def stop(self) -> None:
-        """Stop the runner. A tick in progress is allowed to finish (a summary run saves per
-        chunk, and cutting one off mid-save helps nobody); a sleep is cut short."""
-        task, self._task = self._task, None
-        if task is None:
-            return
-        self._stopping = True
-        if not self._ticking:
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    async def stop(self, timeout: float = 10.0) -> None:
+        """Stop the task ``start`` began. A tick in progress may finish within ``timeout``
+        seconds (a summary run saves per chunk, and cutting one off mid-save helps nobody);
+        a sleep is cut short. A tick still running after that is cancelled and logged."""
+        background, self._background = self._background, None
+        if background is not None:
+            await background.close(timeout)
 
-    async def _loop(self) -> None:
-        while not self._stopping:
+    async def run(self, stop: asyncio.Event) -> None:
+        """Tick at every cron time until ``stop`` is set (checked before every tick)."""
+        while not stop.is_set():
             now = self._clock()
             # Never fire the same slot twice, even if the clock or the sleep was a bit early.
             due = self.next_time(max(now, self._last) if self._last is not None else now)
-            await self._sleep(max(0.0, due - now))
-            if self._stopping:
+            await until_stopped(stop, self._sleep(max(0.0, due - now)))
+            if stop.is_set():
                 return
             self._last = due
             await self._run_tick()
 
     async def _run_tick(self) -> None:
-        self._ticking = True
         try:
             await self._tick()
         except asyncio.CancelledError:
@@ -150,5 +143,4 @@ class CronRunner:
             if self._on_error is not None:
                 self._on_error(exc)
         finally:
-            self._ticking = False
             self.ticks += 1

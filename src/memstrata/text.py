@@ -10,10 +10,15 @@ FTS5's ``porter`` tokenizer on both sides.
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from .errors import InvalidInput
 
 __all__ = [
     "STOP_WORDS",
     "bigram_text",
+    "check_json_text",
+    "check_unicode",
     "fts_match_expression",
     "query_terms",
     "search_text",
@@ -42,6 +47,33 @@ _STOP_TEXT = (
     "just "
 )
 STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+def check_unicode(text: str, field: str) -> str:
+    """``text`` if it can be stored as UTF-8; ``InvalidInput`` naming ``field`` and the
+    position of the first lone surrogate otherwise (such text is not valid Unicode)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(field, f"is not valid Unicode: a lone surrogate "
+                           f"U+{ord(text[exc.start]):04X} at position {exc.start}; "
+                           "only text that can be encoded as UTF-8 is accepted") from None
+    return text
+
+
+def check_json_text(value: Any, field: str) -> None:
+    """``InvalidInput`` naming ``field`` when a JSON value (a dict, list or string) holds text
+    that is not valid Unicode, in its keys or values."""
+    if isinstance(value, str):
+        check_unicode(value, field)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                check_unicode(key, f"{field} (a key)")
+            check_json_text(item, f"{field}.{key}" if isinstance(key, str) else field)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            check_json_text(item, f"{field}[{i}]")
 
 
 def _pairs(run: str) -> str:

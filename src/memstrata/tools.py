@@ -14,6 +14,7 @@ from .context import format_time
 from .error_tools import ERROR_TOOL_NAMES, error_tool_definitions, execute_error_tool
 from .errors import InvalidInput, NotFound
 from .retrieve import TIME_RANGES
+from .text import check_unicode
 from .types import Hit, Message
 
 if TYPE_CHECKING:
@@ -114,6 +115,7 @@ class Tools:
             keyword = args.get("keyword")
             if not isinstance(keyword, str) or not keyword.strip():
                 return "Error: keyword: search needs a non-empty keyword."
+            check_unicode(keyword, "keyword")
             hits = await self._memory.search(self.session, keyword, match=args.get("match"),
                                              time_range=time_range,
                                              limit=self._clamp(args.get("limit")))

@@ -13,6 +13,7 @@ from typing import Any
 
 from .errors import InvalidInput
 from .ingest import draft, draft_from_record
+from .text import check_json_text
 from .types import Draft, Message, Summary
 
 __all__ = ["ParsedImport", "parse_history", "parse_records"]
@@ -99,6 +100,7 @@ def _summary(session: str, record: Mapping[str, Any], now: int, where: str) -> S
     body = record.get("body")
     if not isinstance(body, Mapping):
         raise InvalidInput(f"{where}: body", "must be a JSON object")
+    check_json_text(dict(body), f"{where}: body")
     if kind == "llm" and sum(k in body for k in _LLM_KEYS) < 2:
         raise InvalidInput(f"{where}: body", "a summary needs at least two of "
                            f"{', '.join(_LLM_KEYS)}")
