@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from memstrata.providers import LOCAL_MODELS, Embedder, HashEmbedder, LocalEmbedder, Vectors
-from memstrata.providers.batching import normalise_rows
+from memstrata.providers._batching import normalise_rows
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/bench-data/locomo/locomo-dev6.json"
 BATCH = 64

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memstrata import fusion
 from memstrata.providers import LocalEmbedder
-from memstrata.providers.local import DEFAULT_LOCAL_MODEL
+from memstrata.providers._local import DEFAULT_LOCAL_MODEL
+from memstrata.search import _fusion as fusion
 from memstrata.text import bigram_text, fts_match_expression, query_terms
 
 ROOT = Path(__file__).resolve().parents[2]

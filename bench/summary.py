@@ -37,7 +37,7 @@ from _summary_server import Call, CountingServer
 from _summary_tokens import Tokenizer, load
 
 from memstrata import Memory, Settings
-from memstrata.providers.openai import OpenAIChat
+from memstrata.providers._openai import OpenAIChat
 
 BOUND_FACTOR = 1.3
 BASELINE_SHARE = 0.2

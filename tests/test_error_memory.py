@@ -3,6 +3,7 @@ and renewal, id prefixes, tenant isolation, bad input, and reopening the databas
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
@@ -12,12 +13,12 @@ import pytest
 from helpers import T0, CountingEmbedder, ManualClock
 
 from memstrata.config import Settings
-from memstrata.error_memory import ErrorMemory, ErrorRecord
+from memstrata.errormem import ErrorMemory
 from memstrata.errors import InvalidInput, ProviderError
-from memstrata.providers.base import Embedder, Vectors
-from memstrata.providers.hashing import HashEmbedder
-from memstrata.store import SQLiteStore
-from memstrata.store.sqlite_errors import SQLiteErrorStore
+from memstrata.providers._base import Embedder, Vectors
+from memstrata.providers._hashing import HashEmbedder
+from memstrata.store.sqlite import SQLiteStore
+from memstrata.types import ErrorRecord
 
 DAY = 86_400
 # error_min_similarity measured for the local model: over 42 unrelated queries (English and
@@ -48,7 +49,7 @@ async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
 def make(store: SQLiteStore, clock: ManualClock) -> Factory:
     def build(*, tenant: str = "acme", embedder: Embedder | None = None,
               settings: Settings | None = None) -> ErrorMemory:
-        return ErrorMemory(SQLiteErrorStore(store), tenant=tenant,
+        return ErrorMemory(store.errors, tenant=tenant,
                            settings=settings or Settings(), embedder=embedder, clock=clock)
     return build
 
@@ -134,8 +135,8 @@ async def test_a_hit_renews_and_an_unused_record_expires(errors: ErrorMemory,
     assert await errors.search("No space left") == []
     assert [r.id for r in await errors.list()] == [used.id]
     assert await errors.sweep() == 1
-    assert await store._run(
-        lambda c: c.execute("SELECT count(*) FROM error_records").fetchone()[0]) == 1
+    with contextlib.closing(sqlite3.connect(store.path)) as raw:
+        assert raw.execute("SELECT count(*) FROM error_records").fetchone()[0] == 1
     clock.advance(80 * DAY - 1)  # day 170 less a second
     assert await errors.read(used.id) is not None
     clock.advance(2)  # day 170 and a second
@@ -149,7 +150,7 @@ async def test_ids_and_prefixes(make: Factory, store: SQLiteStore) -> None:
                 outcome="resolved", created_at=T0, expires_at=T0 + DAY * 10**9, hits=0)
     twins = [ErrorRecord(id="abcdef01" + tail * 24, **base) for tail in "01"]  # type: ignore[arg-type]
     for rec in twins:
-        await SQLiteErrorStore(store).insert("acme", rec, search_text="s", vector=None,
+        await store.errors.insert("acme", rec, search_text="s", vector=None,
                                              model_id=None)
     with pytest.raises(InvalidInput) as info:
         await errors.read("abcdef01")
@@ -229,12 +230,12 @@ async def test_survives_reopening_without_re_embedding(tmp_path: Path,
     path = str(tmp_path / "reopen.db")
     store = await SQLiteStore.open(path)
     first = CountingEmbedder()
-    rec = await timeout_record(ErrorMemory(SQLiteErrorStore(store), tenant="acme",
+    rec = await timeout_record(ErrorMemory(store.errors, tenant="acme",
                                            settings=Settings(), embedder=first, clock=clock))
     await store.close()
     store = await SQLiteStore.open(path)
     again = CountingEmbedder()
-    errors = ErrorMemory(SQLiteErrorStore(store), tenant="acme", settings=Settings(),
+    errors = ErrorMemory(store.errors, tenant="acme", settings=Settings(),
                          embedder=again, clock=clock)
     found = await errors.search("Fetching the report page timed out after 30 seconds")
     assert [r.id for r in found] == [rec.id]

@@ -11,11 +11,11 @@ import pytest
 from helpers import ManualClock
 
 from memstrata.config import Settings
-from memstrata.error_memory import ErrorMemory, ErrorRecord
-from memstrata.error_tools import ERROR_TOOL_NAMES, error_tool_definitions, execute_error_tool
-from memstrata.providers.hashing import HashEmbedder
-from memstrata.store import SQLiteStore
-from memstrata.store.sqlite_errors import SQLiteErrorStore
+from memstrata.errormem import ErrorMemory
+from memstrata.errormem._tools import ERROR_TOOL_NAMES, error_tool_definitions, execute_error_tool
+from memstrata.providers._hashing import HashEmbedder
+from memstrata.store.sqlite import SQLiteStore
+from memstrata.types import ErrorRecord
 
 WRITE_ARGS: dict[str, Any] = {
     "tool_name": "web_fetch", "keywords": ["timeout"], "symptom": "the page timed out",
@@ -25,7 +25,7 @@ WRITE_ARGS: dict[str, Any] = {
 @pytest.fixture
 async def errors(tmp_path: Path, clock: ManualClock) -> AsyncIterator[ErrorMemory]:
     store = await SQLiteStore.open(str(tmp_path / "tools.db"))
-    yield ErrorMemory(SQLiteErrorStore(store), tenant="acme", settings=Settings(),
+    yield ErrorMemory(store.errors, tenant="acme", settings=Settings(),
                       embedder=HashEmbedder(), clock=clock)
     await store.close()
 
@@ -113,13 +113,13 @@ async def test_bad_arguments_come_back_as_text(errors: ErrorMemory, name: str, a
 
 async def test_ambiguous_id_is_reported_as_text(tmp_path: Path, clock: ManualClock) -> None:
     store = await SQLiteStore.open(str(tmp_path / "twins.db"))
-    errors = ErrorMemory(SQLiteErrorStore(store), tenant="acme", settings=Settings(),
+    errors = ErrorMemory(store.errors, tenant="acme", settings=Settings(),
                          embedder=None, clock=clock)
     twins = [ErrorRecord(id="abcdef01" + tail * 24, tool_name="t", keywords=(), symptom="s",
                          cause=None, action="a", outcome="resolved", created_at=clock.now,
                          expires_at=clock.now + 10**12, hits=0) for tail in "01"]
     for rec in twins:
-        await SQLiteErrorStore(store).insert("acme", rec, search_text="s", vector=None,
+        await store.errors.insert("acme", rec, search_text="s", vector=None,
                                              model_id=None)
     text = await execute_error_tool(errors, "error_history", {"mode": "read", "id": "abcdef01"})
     assert text.startswith("Error: id: prefix 'abcdef01' matches several records")

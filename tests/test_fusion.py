@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from memstrata.fusion import (
+from memstrata.search._fusion import (
     DEFAULT_KEY_WEIGHTS,
     HybridWeights,
     SessionIndex,

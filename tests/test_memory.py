@@ -9,7 +9,7 @@ import pytest
 from helpers import T0, ManualClock
 
 from memstrata import Closed, InvalidInput, Memory, NotFound, Settings
-from memstrata.context import SYSTEM_PROMPT
+from memstrata._context import SYSTEM_PROMPT
 
 
 async def test_add_returns_committed_message(mem: Memory, db_path: str) -> None:

@@ -20,7 +20,7 @@ from memstrata.providers import (
     make_embedder,
     make_llm,
 )
-from memstrata.providers.retry import retry_delay
+from memstrata.providers._retry import retry_delay
 
 FAST = RetryPolicy(max_retries=3, base_delay=0.001, max_delay=0.01)
 

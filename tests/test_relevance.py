@@ -10,7 +10,7 @@ from llm_server import LLMServer, Reply
 
 from memstrata.errors import ProviderError
 from memstrata.providers import FakeLLM, make_llm
-from memstrata.relevance import filter_relevant, select_relevant
+from memstrata.summary._relevance import filter_relevant, select_relevant
 
 SUMMARY: dict[str, Any] = {
     "key_decisions": ["Do: answer in Traditional Chinese", "Do: use PostgreSQL",

@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memstrata.config import check_cron
 from memstrata.errors import InvalidInput
-from memstrata.scheduler import (
+from memstrata.summary._scheduler import (
     BACKOFF_BASE_NS,
     BACKOFF_MAX_NS,
     CronRunner,
-    check_cron,
     is_due,
     next_retry,
 )

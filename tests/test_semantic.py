@@ -9,7 +9,7 @@ import pytest
 from helpers import CountingEmbedder, ManualClock
 
 from memstrata import InvalidInput, Memory, ProviderError, Settings
-from memstrata.indexer import FlushTimeout
+from memstrata.errors import FlushTimeout
 from memstrata.providers import HashEmbedder, LocalEmbedder
 
 SETTINGS = Settings(summary_cron=None, window_messages=2)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from memstrata import Memory, Settings
-from memstrata.background import Background, pause
-from memstrata.scheduler import CronRunner
+from memstrata._background import Background, pause
+from memstrata.summary._scheduler import CronRunner
 
 SCRIPT = Path(__file__).parent / "scripts" / "close_cycles.py"
 

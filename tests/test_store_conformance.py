@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.store import SQLiteStore
+from memstrata.store.sqlite import SQLiteStore
 from memstrata.testing import CHECKS, Check
 
 

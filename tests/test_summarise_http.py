@@ -12,9 +12,9 @@ from llm_server import LLMServer, Reply, Request
 from memstrata.config import Settings
 from memstrata.errors import ProviderError
 from memstrata.providers import make_llm
-from memstrata.providers.base import LLM
-from memstrata.summarise import SummaryFailed, run_summary
-from memstrata.summary_schema import InvalidSummary
+from memstrata.providers._base import LLM
+from memstrata.summary._run import SummaryFailed, run_summary
+from memstrata.summary._schema import InvalidSummary
 from memstrata.types import Message, Role, Summary
 
 T0 = 1_714_557_600 * 1_000_000_000

@@ -10,7 +10,7 @@ from helpers import Saves
 from memstrata.config import Settings
 from memstrata.errors import ProviderError
 from memstrata.providers import FakeLLM
-from memstrata.summarise import (
+from memstrata.summary._run import (
     SummaryFailed,
     SummaryResult,
     _batches,
@@ -19,7 +19,7 @@ from memstrata.summarise import (
     conversations,
     run_summary,
 )
-from memstrata.summary_schema import InvalidSummary
+from memstrata.summary._schema import InvalidSummary
 from memstrata.types import Message, Role, Summary
 
 T0 = 1_714_557_600 * 1_000_000_000  # 2024-05-01 10:00 UTC

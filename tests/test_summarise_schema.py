@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memstrata.errors import ProviderError
-from memstrata.summary_schema import (
+from memstrata.summary._schema import (
     InvalidSummary,
     normalise_decision,
     normalise_summary,

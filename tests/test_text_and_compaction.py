@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from memstrata.compaction import CompactionPolicy, HotRow, decide, is_due
+from memstrata._compaction import CompactionPolicy, HotRow, decide, is_due
 from memstrata.text import bigram_text, fts_match_expression, query_terms
 
 

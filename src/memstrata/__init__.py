@@ -4,14 +4,21 @@ The strata: the context window with a rolling summary, the full-text archive of 
 semantic recall over recent messages, and a cross-session memory of tool errors.
 """
 
+from ._context import Context
 from .config import Settings
-from .context import Context
-from .error_memory import ErrorMemory, ErrorOutcome, ErrorRecord
-from .errors import Closed, InvalidInput, MemstrataError, NotFound, ProviderError, StoreError
-from .indexer import FlushTimeout
+from .errormem import ErrorMemory
+from .errors import (
+    Closed,
+    FlushTimeout,
+    InvalidInput,
+    MemstrataError,
+    NotFound,
+    ProviderError,
+    StoreError,
+)
 from .memory import Memory
 from .tools import Tools
-from .types import Hit, Message, SessionInfo, SessionStats, Summary
+from .types import ErrorOutcome, ErrorRecord, Hit, Message, SessionInfo, SessionStats, Summary
 
 __version__ = "0.1.0"
 

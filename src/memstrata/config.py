@@ -15,12 +15,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_type_hints
 
-from .errors import InvalidInput
-from .scheduler import check_cron
+from croniter import croniter  # type: ignore[import-untyped]
 
-__all__ = ["ENV_PREFIX", "Settings"]
+from .errors import InvalidInput
+
+__all__ = ["ENV_PREFIX", "Settings", "check_cron"]
 
 ENV_PREFIX = "MEMSTRATA_"
+
+
+def check_cron(expr: str, field: str = "summary_cron") -> str:
+    """``expr`` stripped, or ``InvalidInput`` naming ``field`` when it is not a cron
+    expression (five fields; a sixth, seconds, is accepted)."""
+    if not isinstance(expr, str) or not expr.strip():
+        raise InvalidInput(field, "must be a cron expression such as '*/15 * * * *' "
+                           "(or None to turn the scheduler off)")
+    text = " ".join(expr.split())
+    if len(text.split(" ")) not in (5, 6) or not croniter.is_valid(text):
+        raise InvalidInput(field, f"{expr!r} is not a valid cron expression; expected five "
+                           "fields 'minute hour day-of-month month day-of-week', e.g. "
+                           "'*/15 * * * *'")
+    return text
 
 
 @dataclass(frozen=True, kw_only=True)

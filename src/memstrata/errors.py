@@ -7,6 +7,7 @@
     ├── NotFound (LookupError)     the session, message or record does not exist
     ├── StoreError                 the database failed (raised from the driver's error)
     ├── ProviderError              an LLM or embedding provider failed after its retries
+    ├── FlushTimeout (TimeoutError) flush(timeout=…) ran out of time; nothing was lost
     └── Closed                     the Memory was used after close()
 
 Every error carries a message that says what was wrong and what is allowed.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 __all__ = [
     "Closed",
+    "FlushTimeout",
     "InvalidInput",
     "MemstrataError",
     "NotFound",
@@ -54,3 +56,7 @@ class ProviderError(MemstrataError):
 
 class Closed(MemstrataError):
     """The Memory was used after ``close()``."""
+
+
+class FlushTimeout(MemstrataError, TimeoutError):
+    """``flush(timeout=…)`` ran out of time with messages still waiting to be indexed."""

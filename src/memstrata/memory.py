@@ -11,33 +11,34 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .background import Background, pause
-from .compaction import CompactionPolicy
+from ._background import Background, pause
+from ._compaction import CompactionPolicy
+from ._context import Context, pack
+from ._ingest import check_message_id, check_session, draft, is_temp
+from ._opening import UNSET, Opening, Unset, choose_models
+from ._transfer import parse_history, parse_records
 from .config import Settings
-from .context import Context, pack
-from .error_memory import ErrorMemory
+from .errormem import ErrorMemory
 from .errors import Closed, InvalidInput, NotFound
-from .fusion import vector_model
-from .indexer import Indexer
-from .ingest import check_message_id, check_session, draft, is_temp
-from .opening import UNSET, Opening, Unset, choose_models, open_target
-from .providers.base import LLM, Embedder
-from .relevance import select_relevant
-from .retrieve import MATCH_MODES, check_limit, match_mode, since
-from .scheduler import CronRunner
-from .search import CachedIndex, Searcher
-from .store import SQLiteStore
-from .store.sqlite_errors import SQLiteErrorStore
-from .summary_runner import SummaryRunner
+from .providers import LLM, Embedder
+from .search import (
+    MATCH_MODES,
+    CachedIndex,
+    Indexer,
+    Searcher,
+    VectorCache,
+    check_limit,
+    match_mode,
+    since,
+    vector_model,
+)
+from .store import Store, check_target, open_store
+from .summary import CronRunner, SummaryRunner, select_relevant
 from .text import check_unicode
-from .transfer import parse_history, parse_records
+from .tools import Tools
 from .types import Draft, Hit, Message, SessionInfo, SessionStats, Summary
-from .vector_cache import VectorCache
-
-if TYPE_CHECKING:
-    from .tools import Tools
 
 __all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory"]
 
@@ -57,7 +58,7 @@ class Memory:
     Open with ``await Memory.open(path)`` or ``async with Memory.open(path) as mem``.
     """
 
-    def __init__(self, store: SQLiteStore, settings: Settings, *, tenant: str, clock: Clock,
+    def __init__(self, store: Store, settings: Settings, *, tenant: str, clock: Clock,
                  embedder: Embedder | None = None, llm: LLM | None = None,
                  decision_llm: LLM | None = None) -> None:
         self._store = store
@@ -78,7 +79,7 @@ class Memory:
                          if embedder is not None else None)
         self._runner = SummaryRunner(store, settings, llm=llm, decision_llm=decision_llm,
                                      clock=clock)
-        self.errors = ErrorMemory(SQLiteErrorStore(store), tenant=tenant, settings=settings,
+        self.errors = ErrorMemory(store.errors, tenant=tenant, settings=settings,
                                   embedder=embedder, clock=clock)
         """The tenant's cross-session memory of tool errors and their fixes."""
 
@@ -89,7 +90,7 @@ class Memory:
              tenant: str = "default", background: bool = True,
              embedder: Embedder | Unset | None = UNSET,
              llm: LLM | Unset | None = UNSET, decision_llm: LLM | Unset | None = UNSET,
-             clock: Clock | None = None) -> Opening:
+             clock: Clock | None = None) -> Opening[Memory]:
         """Open (creating if needed) a memory database: a path, ``sqlite:///…`` or ``:memory:``.
 
         ``embedder``, ``llm`` and ``decision_llm`` override ``settings.embedder``,
@@ -100,13 +101,13 @@ class Memory:
         chosen = settings if settings is not None else Settings()
         if not isinstance(chosen, Settings):
             raise InvalidInput("settings", "must be a memstrata.Settings")
-        path = open_target(str(target))
+        target = check_target(str(target))  # refused here, before anything opens
         check_session(tenant, "tenant")
         chosen_embedder, chosen_llm, chosen_decision = choose_models(chosen, embedder, llm,
                                                                      decision_llm)
 
         async def make() -> Memory:
-            store = await SQLiteStore.open(path, durability=chosen.durability)
+            store = await open_store(target, durability=chosen.durability)
             mem = cls(store, chosen, tenant=tenant, clock=clock or time.time_ns,
                       embedder=chosen_embedder, llm=chosen_llm, decision_llm=chosen_decision)
             if background:
@@ -460,8 +461,6 @@ class Memory:
 
     def tools(self, session: str) -> Tools:
         """The model-facing tools (``chat_history``) bound to a session."""
-        from .tools import Tools  # the tools sit above the facade
-
         self._live()
         return Tools(self, check_session(session))
 

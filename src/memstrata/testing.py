@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-from .compaction import CompactionPolicy
-from .ingest import draft
-from .store.base import Store
+from ._compaction import CompactionPolicy
+from ._ingest import draft
+from .store import Store
 from .text import fts_match_expression, query_terms
 from .types import Draft, Message, Summary
 

@@ -7,20 +7,41 @@ raise. ``limit`` is clamped to what the settings allow.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
-from .context import format_time
-from .error_tools import ERROR_TOOL_NAMES, error_tool_definitions, execute_error_tool
+from ._context import format_time
+from .config import Settings
+from .errormem import ERROR_TOOL_NAMES, ErrorMemory, error_tool_definitions, execute_error_tool
 from .errors import InvalidInput, NotFound
-from .retrieve import TIME_RANGES
+from .search import TIME_RANGES
 from .text import check_unicode
 from .types import Hit, Message
 
-if TYPE_CHECKING:
-    from .memory import Memory
+__all__ = ["History", "Tools"]
 
-__all__ = ["Tools"]
+
+class History(Protocol):
+    """What the tools read: a conversation's history and the error memory (``Memory`` is
+    one; the tools need nothing else of it)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def errors(self) -> ErrorMemory: ...
+
+    def match_modes(self) -> list[str]: ...
+
+    async def search(self, session: str | None, query: str, *, match: str | None = None,
+                     time_range: str = "all", limit: int | None = None,
+                     exclude_window: bool = True) -> list[Hit]: ...
+
+    async def recent(self, session: str | None, *, time_range: str = "all",
+                     limit: int | None = None, before_id: int | None = None) -> list[Message]: ...
+
+    async def read(self, message_id: int, *, before: int | None = None,
+                   after: int | None = None) -> list[Message]: ...
 
 _CHAT_HISTORY_DESCRIPTION = (
     "Look up this conversation's history beyond the messages you can see. Modes: 'search' "
@@ -56,7 +77,7 @@ def _chat_history_schema(limit_max: int, match_modes: list[str]) -> dict[str, An
 class Tools:
     """The tools of one session, in OpenAI and Anthropic formats, and their executor."""
 
-    def __init__(self, memory: Memory, session: str) -> None:
+    def __init__(self, memory: History, session: str) -> None:
         self._memory = memory
         self.session = session
         self._tz = ZoneInfo(memory.settings.timezone)

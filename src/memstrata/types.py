@@ -1,21 +1,42 @@
-"""Public value types: frozen, keyword-only dataclasses with no I/O."""
+"""Value types: frozen, keyword-only dataclasses with no I/O.
+
+The public ones (messages, hits, summaries, error records) and those that cross the storage
+seam (rows a backend returns to search, the indexer and the summary runner) live here, so a
+backend and its callers share them without importing each other.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
 
 __all__ = [
+    "OUTCOMES",
+    "Claimed",
     "Draft",
+    "ErrorOutcome",
+    "ErrorQuery",
+    "ErrorRecord",
     "Hit",
     "HitSource",
+    "HotSession",
+    "KeywordRow",
     "Message",
     "Role",
+    "RunState",
     "SessionInfo",
+    "SessionRow",
     "SessionStats",
     "Summary",
     "SummaryKind",
+    "Vectors",
 ]
+
+Vectors = npt.NDArray[np.float32]
+"""A float32 matrix of shape ``(n, dim)`` whose rows have unit length."""
 
 Role = Literal["user", "assistant"]
 HitSource = Literal["archive", "recent", "semantic", "hybrid"]
@@ -105,3 +126,104 @@ class Draft:
     """The text to index when it differs from ``content`` (CJK runs split into pairs)."""
     size: int = 0
     """UTF-8 bytes of ``content``: what the bytes policy counts."""
+
+
+# -- error memory ----------------------------------------------------------------------------
+
+ErrorOutcome = Literal["resolved", "failed", "abandoned"]
+OUTCOMES: tuple[str, ...] = get_args(ErrorOutcome)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ErrorRecord:
+    """One remembered tool error and how it was handled."""
+
+    id: str
+    """32 lower-case hex characters; any unique prefix of 8 or more is accepted as the id."""
+    tool_name: str
+    keywords: tuple[str, ...]
+    """Lower-cased, without duplicates, in the order written."""
+    symptom: str
+    cause: str | None
+    action: str
+    outcome: ErrorOutcome
+    created_at: int
+    """UTC Unix nanoseconds."""
+    expires_at: int
+    """UTC Unix nanoseconds; moved forward by every hit."""
+    hits: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ErrorQuery:
+    """Everything a store needs to run one error search in one transaction."""
+
+    tenant: str
+    needle: str
+    """The query as typed, for the substring scan."""
+    match: str | None
+    """An escaped FTS5 expression over the query's terms (``None``: no usable terms)."""
+    vector: Vectors | None
+    """The query's embedding, shape ``(dim,)``, or ``None`` for keyword search only."""
+    model_id: str | None
+    min_similarity: float
+    tool: str | None
+    limit: int
+    now: int
+    renew_until: int
+    """The new ``expires_at`` of every record returned."""
+
+
+# -- values that cross the storage seam ------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class KeywordRow:
+    message: Message
+    bm25: float
+    """FTS5 relevance (larger is better); 0.0 when only the substring scan found it."""
+    exact: bool
+    """The message contains the whole query (case-insensitive)."""
+    hot: bool
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionRow:
+    id: str
+    messages: int
+    hot_messages: int
+    hot_bytes: int
+    cutoff: int
+    first_at: int | None
+    last_at: int | None
+    active_at: int
+    summary_due: bool
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Claimed:
+    tenant: str
+    message: Message
+    previous: str | None = None
+    """The text of the message before it in its session (``None`` for the first)."""
+    previous_sender: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HotSession:
+    """A session's hot messages in id order, with the vector of each (zero rows and
+    ``embedded[i] == False`` where a message has no vector of the model yet)."""
+
+    version: int
+    ids: list[int]
+    contents: list[str]
+    senders: list[str | None]
+    ats: list[int]
+    matrix: npt.NDArray[np.float32]
+    embedded: npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunState:
+    failures: int
+    retry_at: int | None
+    last_error: str | None

@@ -6,13 +6,13 @@ new ones are added with :func:`register_embedder` / :func:`register_llm`.
 
 from __future__ import annotations
 
-from .anthropic import AnthropicChat
-from .base import LLM, Completion, Embedder, Vectors, estimate_tokens
-from .fake import FakeCall, FakeLLM
-from .hashing import HashEmbedder
-from .local import LOCAL_MODELS, LocalEmbedder, LocalModel
-from .openai import OpenAIChat, OpenAIEmbedder
-from .registry import (
+from ._anthropic import AnthropicChat
+from ._base import LLM, Completion, Embedder, Vectors, estimate_tokens
+from ._fake import FakeCall, FakeLLM
+from ._hashing import HashEmbedder
+from ._local import LOCAL_MODELS, LocalEmbedder, LocalModel
+from ._openai import OpenAIChat, OpenAIEmbedder
+from ._registry import (
     EmbedderFactory,
     LLMFactory,
     ProviderSpec,
@@ -23,7 +23,7 @@ from .registry import (
     register_embedder,
     register_llm,
 )
-from .retry import RetryPolicy
+from ._retry import RetryPolicy
 
 __all__ = [
     "LLM",

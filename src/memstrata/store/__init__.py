@@ -1,6 +1,18 @@
-"""Storage backends. All SQL of memstrata lives in this package."""
+"""The storage seam and its backends. All SQL of memstrata lives in this package.
 
-from .base import KeywordRow, SessionRow, Store
-from .sqlite import SQLiteStore
+:func:`open_store` picks the backend from the target: a file path, ``sqlite:///path``, or
+``:memory:`` open the SQLite backend.
+"""
 
-__all__ = ["KeywordRow", "SQLiteStore", "SessionRow", "Store"]
+from ._open import check_target, open_store
+from ._protocols import ErrorStore, MessageStore, RunStore, Store, VectorStore
+
+__all__ = [
+    "ErrorStore",
+    "MessageStore",
+    "RunStore",
+    "Store",
+    "VectorStore",
+    "check_target",
+    "open_store",
+]

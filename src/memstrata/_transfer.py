@@ -1,0 +1,149 @@
+"""Parsing of imported records: memstrata's JSONL export and the Go runtime's history array.
+
+Everything is validated before anything is written; an error names the line (JSONL, 1-based)
+or the index (history array) and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._ingest import draft, draft_from_record
+from .errors import InvalidInput
+from .text import check_json_text
+from .types import Draft, Message, Summary
+
+__all__ = ["ParsedImport", "parse_history", "parse_records"]
+
+_SUMMARY_FIELDS = frozenset({"type", "kind", "body", "cursor", "created_at", "session",
+                             "tokens_in", "tokens_out"})
+_LLM_KEYS = ("key_decisions", "past_discussions", "current_discussion")
+
+
+@dataclass(kw_only=True)
+class ParsedImport:
+    drafts: list[Draft] = field(default_factory=list)
+    old_ids: list[int | None] = field(default_factory=list)
+    summary: Summary | None = None
+
+    def summary_for(self) -> Callable[[list[Message]], Summary | None]:
+        """Resolve the summary's cursor (an id of the exporting database) to the new ids."""
+        def resolve(messages: list[Message]) -> Summary | None:
+            s = self.summary
+            if s is None:
+                return None
+            cursor: int | None = None
+            if s.cursor is not None:
+                for old, new in zip(self.old_ids, messages, strict=False):
+                    if old is not None and old <= s.cursor:
+                        cursor = new.id
+            return Summary(session=s.session, kind=s.kind, body=s.body, cursor=cursor,
+                           created_at=s.created_at, tokens_in=s.tokens_in,
+                           tokens_out=s.tokens_out)
+        return resolve
+
+
+def _line_record(item: Any, where: str) -> Mapping[str, Any] | None:
+    if isinstance(item, str | bytes):
+        try:
+            text = item.decode("utf-8") if isinstance(item, bytes) else item
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(where, f"is not UTF-8 text (byte {exc.start})") from exc
+        if not text.strip():
+            return None
+        try:
+            item = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(where, f"is not valid JSON ({exc.msg} at column "
+                               f"{exc.colno})") from exc
+    if not isinstance(item, Mapping):
+        raise InvalidInput(where, "must be a JSON object with a \"type\" of message or summary")
+    return item
+
+
+def parse_records(session: str, records: Iterable[Any], *, now: int,
+                  max_chars: int) -> ParsedImport:
+    """Validate exported records (dicts or JSON lines); at most one summary record."""
+    out = ParsedImport()
+    for number, item in enumerate(records, start=1):
+        where = f"line {number}"
+        record = _line_record(item, where)
+        if record is None:
+            continue
+        kind = record.get("type")
+        if kind == "message":
+            out.drafts.append(draft_from_record(record, now=now, max_chars=max_chars,
+                                                prefix=f"{where}: "))
+            old = record.get("id")
+            out.old_ids.append(old if isinstance(old, int) and not isinstance(old, bool)
+                               else None)
+        elif kind == "summary":
+            if out.summary is not None:
+                raise InvalidInput(where, "a second summary record; a session has one summary")
+            out.summary = _summary(session, record, now, where)
+        else:
+            raise InvalidInput(f"{where}: type", f"must be 'message' or 'summary'; got {kind!r}")
+    return out
+
+
+def _summary(session: str, record: Mapping[str, Any], now: int, where: str) -> Summary:
+    unknown = sorted(set(record) - _SUMMARY_FIELDS)
+    if unknown:
+        raise InvalidInput(f"{where}: {unknown[0]}", "unknown field; a summary record has "
+                           "kind, body, cursor, created_at")
+    kind = record.get("kind", "llm")
+    if kind not in ("llm", "digest"):
+        raise InvalidInput(f"{where}: kind", f"must be 'llm' or 'digest'; got {kind!r}")
+    body = record.get("body")
+    if not isinstance(body, Mapping):
+        raise InvalidInput(f"{where}: body", "must be a JSON object")
+    check_json_text(dict(body), f"{where}: body")
+    if kind == "llm" and sum(k in body for k in _LLM_KEYS) < 2:
+        raise InvalidInput(f"{where}: body", "a summary needs at least two of "
+                           f"{', '.join(_LLM_KEYS)}")
+    if kind == "digest" and not isinstance(body.get("text"), str):
+        raise InvalidInput(f"{where}: body", "a digest body is {\"text\": string}")
+    ints: dict[str, int | None] = {}
+    for name in ("cursor", "created_at", "tokens_in", "tokens_out"):
+        value = record.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 0):
+            raise InvalidInput(f"{where}: {name}", "must be a non-negative integer or null")
+        ints[name] = value
+    return Summary(session=session, kind=kind, body=dict(body), cursor=ints["cursor"],
+                   created_at=ints["created_at"] or now, tokens_in=ints["tokens_in"] or 0,
+                   tokens_out=ints["tokens_out"] or 0)
+
+
+def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
+    """Validate the Go runtime's history array ``[{role, content, sendAt, sender}]``.
+
+    Entries of other roles (system prompts, tool calls and results) are skipped, as they are
+    not conversation memory; ``sendAt`` is UTC Unix nanoseconds.
+    """
+    if isinstance(history, str | bytes):
+        try:
+            history = json.loads(history)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput("history", f"is not valid JSON ({exc.msg} at line {exc.lineno}"
+                               f", column {exc.colno})") from exc
+    if not isinstance(history, list):
+        raise InvalidInput("history", "must be a JSON array of {role, content, sendAt, sender}")
+    drafts: list[Draft] = []
+    for index, item in enumerate(history):
+        where = f"history[{index}]"
+        if not isinstance(item, Mapping):
+            raise InvalidInput(where, "must be an object with role and content")
+        role = item.get("role")
+        if role in ("system", "tool", "function"):
+            continue
+        at = item.get("sendAt")
+        if at is not None and (isinstance(at, bool) or not isinstance(at, int) or at < 0):
+            raise InvalidInput(f"{where}.sendAt", f"must be UTC Unix time in nanoseconds (a "
+                               f"non-negative integer), got {at!r}")
+        drafts.append(draft(role, item.get("content"), sender=item.get("sender") or None,
+                            at=at or None, now=now, max_chars=max_chars, prefix=f"{where}."))
+    return drafts

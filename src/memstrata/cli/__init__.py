@@ -1,0 +1,51 @@
+"""The ``memstrata`` command line: each command is one ``Memory`` call (or a loop of them).
+
+Global options pick the database, tenant and settings; ``--json`` switches every command to
+machine-readable output on stdout. Bad input exits with code 2 and a one-line error on stderr;
+a failing model, database or integrity check exits with 1.
+
+The commands live in the private modules of this package, which register on the shared app
+when imported here, in the order ``--help`` lists them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import _errors, _sessions, _transfer, _worker
+from ._app import State, app
+from ._demo import DEMO_SESSION, demo_records
+
+__all__ = ["DEMO_SESSION", "app", "demo_records", "main"]
+
+# Imported for their commands; named so linters see them used.
+_COMMAND_MODULES = (_sessions, _transfer, _errors, _worker)
+
+
+@app.callback()
+def _options(
+    ctx: typer.Context,
+    db: Annotated[str | None, typer.Option(
+        "--db", metavar="PATH",
+        help="Database file or sqlite:/// URL [default: $MEMSTRATA_DB, else memory.db in the "
+             "user data directory]", show_default=False)] = None,
+    tenant: Annotated[str, typer.Option(metavar="NAME",
+                                        help="Tenant (namespace) to work in.")] = "default",
+    config: Annotated[Path | None, typer.Option(
+        "--config", metavar="FILE.toml", help="Settings file; MEMSTRATA_* variables override it.",
+        dir_okay=False)] = None,
+    no_embedder: Annotated[bool, typer.Option(
+        "--no-embedder", help="No embedding model: keyword search only (same as "
+                              "MEMSTRATA_EMBEDDER=none).")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")] = False,
+) -> None:
+    """Layered long-term conversation memory for LLM agents (embedded SQLite, offline)."""
+    ctx.obj = State(db=db, tenant=tenant, config=config, json=json_, no_embedder=no_embedder)
+
+
+def main() -> None:
+    """Entry point of the ``memstrata`` script and ``python -m memstrata``."""
+    app(prog_name="memstrata")

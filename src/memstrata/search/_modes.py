@@ -1,0 +1,84 @@
+"""Turning store rows into ranked, chronological hits (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from ..config import Settings
+from ..errors import InvalidInput
+from ..types import Hit, KeywordRow, Message
+
+__all__ = ["MATCH_MODES", "TIME_RANGES", "check_limit", "expand", "keyword_ranking",
+           "match_mode", "since"]
+
+_DAY_NS = 86_400 * 10**9
+TIME_RANGES: dict[str, int | None] = {
+    "1d": _DAY_NS, "7d": 7 * _DAY_NS, "1m": 30 * _DAY_NS, "1y": 365 * _DAY_NS, "all": None,
+}
+
+
+def since(time_range: object, now: int, field: str = "time_range") -> int | None:
+    """The earliest ``at`` a time range admits (``None``: no limit)."""
+    if not isinstance(time_range, str) or time_range not in TIME_RANGES:
+        raise InvalidInput(field, f"must be one of {', '.join(TIME_RANGES)}; got {time_range!r}")
+    span = TIME_RANGES[time_range]
+    return None if span is None else now - span
+
+
+MATCH_MODES = ("keyword", "semantic", "hybrid")
+
+
+def match_mode(match: object, *, semantic: bool) -> Literal["keyword", "semantic", "hybrid"]:
+    """The search mode asked for; ``None`` is hybrid with an embedder, keyword without."""
+    if match is None:
+        return "hybrid" if semantic else "keyword"
+    if match == "keyword" or (match in MATCH_MODES and semantic):
+        return match  # type: ignore[return-value]
+    if match in MATCH_MODES:
+        raise InvalidInput("match", f"{match!r} needs an embedder; none is configured, so "
+                           "only 'keyword' is available")
+    raise InvalidInput("match", f"must be one of {', '.join(MATCH_MODES)} or None; "
+                       f"got {match!r}")
+
+
+def check_limit(limit: object, settings: Settings) -> int:
+    """How many hits to return: ``search_limit`` by default, at most ``search_limit_max``."""
+    if limit is None:
+        return settings.search_limit
+    top = settings.search_limit_max
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
+        raise InvalidInput("limit", f"must be an integer from 1 to {top}; got {limit!r}")
+    return limit
+
+
+def keyword_ranking(rows: Sequence[KeywordRow]) -> list[Hit]:
+    """Keyword rows as hits, best first.
+
+    BM25 is scaled to (0, 1] by the best score of the query; a message that contains the whole
+    query as written gets +1, so literal matches lead, then term matches by relevance.
+    """
+    top = max((r.bm25 for r in rows), default=0.0)
+
+    def score(r: KeywordRow) -> float:
+        return (r.bm25 / top if top > 0 else 0.0) + (1.0 if r.exact else 0.0)
+
+    best = sorted(rows, key=lambda r: (score(r), r.message.id), reverse=True)
+    return [Hit(message=r.message, score=round(score(r), 6), rank=i + 1,
+                source="archive" if r.bm25 > 0 else "recent")
+            for i, r in enumerate(best)]
+
+
+def expand(ranked: Sequence[Hit], runs: dict[int, list[Message]]) -> list[Hit]:
+    """Matched hits plus their neighbours, without duplicates, in chronological order.
+
+    ``runs`` maps a matched id to its run of messages (the hit with the messages before and
+    after it). Overlapping runs merge; a neighbour that is itself matched stays a match.
+    """
+    out: dict[int, Hit] = {h.message.id: h for h in ranked}
+    for h in ranked:
+        for m in runs.get(h.message.id, []):
+            if m.id not in out:
+                out[m.id] = Hit(message=m, score=0.0, rank=None, source=h.source,
+                                matched=False)
+    return [out[i] for i in sorted(out)]

@@ -1,0 +1,243 @@
+"""The storage seam: every protocol a backend implements, and nothing more.
+
+A backend is one :class:`Store`: messages, sessions and summaries on the object itself, and
+three parts beside them: ``vectors`` (the indexer's queue and the hot tier's embeddings),
+``runs`` (summary progress, leases between workers and failure back-off) and ``errors`` (the
+error memory's records). Every method takes the tenant explicitly and scopes its SQL by it;
+the values that cross the seam live in :mod:`memstrata.types`. The SQLite backend implements
+all of it; any other backend is correct when it passes ``memstrata.testing``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from .._compaction import CompactionPolicy
+from ..types import (
+    Claimed,
+    Draft,
+    ErrorQuery,
+    ErrorRecord,
+    HotSession,
+    KeywordRow,
+    Message,
+    RunState,
+    SessionInfo,
+    SessionRow,
+    Summary,
+    Vectors,
+)
+
+__all__ = ["ErrorStore", "MessageStore", "RunStore", "Store", "VectorStore"]
+
+
+class MessageStore(Protocol):
+    """Messages, sessions and summaries: the archive, the window and the hot tier."""
+
+    async def append(self, tenant: str, session: str, drafts: Sequence[Draft], *, now: int,
+                     policy: CompactionPolicy, index: bool = False) -> list[Message]:
+        """Commit ``drafts`` in one transaction (all or nothing), then apply ``policy``.
+
+        A draft whose idempotency key is already stored yields the stored message instead.
+        With ``index``, the new messages join the indexer's queue in the same transaction.
+        """
+        ...
+
+    async def recent(self, tenant: str, session: str, n: int) -> list[Message]:
+        """The newest ``n`` messages, oldest first."""
+        ...
+
+    async def window_and_summary(self, tenant: str, session: str,
+                                 n: int) -> tuple[list[Message], Summary | None]:
+        """``recent`` and ``get_summary`` read from one snapshot."""
+        ...
+
+    async def get_summary(self, tenant: str, session: str) -> Summary | None: ...
+
+    async def put_summary(self, tenant: str, summary: Summary) -> None: ...
+
+    async def get_message(self, tenant: str, message_id: int) -> Message | None: ...
+
+    async def around(self, tenant: str, message_ids: Sequence[int], before: int,
+                     after: int) -> dict[int, list[Message]]:
+        """For each id, the run of its session's messages from ``before`` earlier to
+        ``after`` later, oldest first (only ids that exist appear)."""
+        ...
+
+    async def keyword(self, tenant: str, session: str | None, match: str | None, raw: str, *,
+                      since: int | None, limit: int) -> list[KeywordRow]:
+        """FTS5 hits for ``match`` over the archive plus substring hits of ``raw`` over the
+        hot tier, without duplicates."""
+        ...
+
+    async def page(self, tenant: str, session: str | None, *, since: int | None,
+                   before_id: int | None, limit: int) -> list[Message]:
+        """Messages newest first, older than ``before_id``, at or after ``since``."""
+        ...
+
+    async def after_cursor(self, tenant: str, session: str, cursor: int | None,
+                           upto: int | None = None, limit: int | None = None) -> list[Message]:
+        """Messages with ``cursor < id <= upto``, oldest first, at most ``limit``."""
+        ...
+
+    async def session(self, tenant: str, session: str) -> SessionRow | None: ...
+
+    async def sessions(self, tenant: str, *, include_temp: bool = False) -> list[SessionInfo]:
+        """Sessions, newest activity first."""
+        ...
+
+    async def delete_messages(self, tenant: str, session: str, *, keep_summary: bool) -> int:
+        """Delete the session's messages (and its summary unless ``keep_summary``)."""
+        ...
+
+    async def remove_session(self, tenant: str, session: str) -> bool: ...
+
+    async def forget(self, tenant: str, message_id: int) -> bool: ...
+
+    async def import_session(self, tenant: str, session: str, drafts: Sequence[Draft],
+                             summary_for: Callable[[list[Message]], Summary | None] | None,
+                             *, now: int, policy: CompactionPolicy,
+                             index: bool = False) -> list[Message]:
+        """Append ``drafts`` and store ``summary_for(messages)`` in one transaction."""
+        ...
+
+    async def purge_idle(self, prefix: str, idle_before: int) -> list[tuple[str, str]]:
+        """Remove every session (all tenants) whose id starts with ``prefix`` and whose last
+        write is older than ``idle_before``; return the (tenant, session) pairs removed."""
+        ...
+
+    async def integrity_check(self) -> list[str]:
+        """Problems found by SQLite's and FTS5's own checks (empty when healthy)."""
+        ...
+
+
+class VectorStore(Protocol):
+    """The indexer's queue and the vectors of hot messages.
+
+    Every vector change (stored, dropped by compaction, forget, reset or re-index) replaces the
+    session's vector version in the same transaction, so search caches can tell they are stale.
+    """
+
+    async def claim(self, worker: str, *, tenant: str | None, limit: int, now: int,
+                    stale_before: int) -> list[Claimed]:
+        """Claim up to ``limit`` queued messages, oldest first, for ``worker``; a claim made
+        before ``stale_before`` may be taken over (its indexer is presumed dead)."""
+        ...
+
+    async def put(self, worker: str, model: str, dim: int,
+                  items: Sequence[tuple[int, bytes]]) -> int:
+        """Store vectors only for messages still claimed by ``worker`` (and so still present
+        and hot), release its other claims, and return how many were stored."""
+        ...
+
+    async def release(self, worker: str) -> None:
+        """Give ``worker``'s claimed batch back to the queue."""
+        ...
+
+    async def backlog(self, tenant: str, session: str | None = None) -> int:
+        """Queued messages of the tenant (or of one session)."""
+        ...
+
+    async def backlog_all(self) -> int:
+        """Queued messages of every tenant."""
+        ...
+
+    async def versions(self, tenant: str, session: str | None) -> dict[str, int]:
+        """Vector versions of one session, or of every session of the tenant with vectors."""
+        ...
+
+    async def load_hot(self, tenant: str, session: str, model: str, dim: int) -> HotSession:
+        """The session's hot messages with their vectors of ``model``, read in one snapshot
+        together with the version they belong to."""
+        ...
+
+    async def other_model_count(self, tenant: str, model: str) -> int:
+        """Vectors of the tenant made by a model other than ``model``."""
+        ...
+
+    async def requeue(self, tenant: str) -> int:
+        """Drop the tenant's vectors and queue every hot message again; return the backlog."""
+        ...
+
+
+class RunStore(Protocol):
+    """Summary progress, leases between workers, and back-off after failures."""
+
+    async def save(self, tenant: str, session: str, *, kind: str, body: dict[str, object],
+                   cursor: int, now: int, tokens_in: int, tokens_out: int) -> None:
+        """Store the summary and its cursor in one transaction, adding to the token totals."""
+        ...
+
+    async def add_tokens(self, tenant: str, session: str, tokens_in: int,
+                         tokens_out: int) -> None:
+        """Count tokens spent outside a save; only a session with a summary keeps a tally."""
+        ...
+
+    async def lease(self, tenant: str, session: str, owner: str, *, now: int,
+                    until: int) -> bool:
+        """Take or renew the session's lease until ``until``; ``False`` while another owner
+        holds a lease that has not expired."""
+        ...
+
+    async def release(self, tenant: str, session: str, owner: str) -> None:
+        """Drop ``owner``'s lease (a lease held by someone else is left alone)."""
+        ...
+
+    async def failed(self, tenant: str, session: str, error: str, *, now: int,
+                     retry_at_for: Callable[[int, int], int]) -> int:
+        """Count a failed run and return the failures in a row; ``retry_at_for(failures,
+        now)`` says when the session may be tried again."""
+        ...
+
+    async def succeeded(self, tenant: str, session: str) -> None:
+        """Clear the session's failures and back-off."""
+        ...
+
+    async def state(self, tenant: str, session: str) -> RunState: ...
+
+    async def due(self, tenant: str | None, *, now: int,
+                  limit: int = 1000) -> list[tuple[str, str]]:
+        """(tenant, session) pairs with messages after their cursor that are not backed off
+        (every tenant when ``tenant`` is ``None``)."""
+        ...
+
+
+class ErrorStore(Protocol):
+    """What error memory asks of a database. Every method is scoped to ``tenant`` and treats
+    records with ``expires_at <= now`` as absent."""
+
+    async def insert(self, tenant: str, record: ErrorRecord, *, search_text: str,
+                     vector: Vectors | None, model_id: str | None) -> None: ...
+
+    async def search(self, query: ErrorQuery) -> list[ErrorRecord]:
+        """Semantic hits (or, when none, keyword hits), best first; returned records are
+        renewed (``hits + 1``, ``expires_at = renew_until``) in the same transaction."""
+        ...
+
+    async def by_prefix(self, tenant: str, prefix: str, *, now: int,
+                        limit: int) -> list[ErrorRecord]: ...
+
+    async def all(self, tenant: str, *, tool: str | None, now: int) -> list[ErrorRecord]: ...
+
+    async def delete(self, tenant: str, prefix: str, *, now: int, limit: int) -> list[str]:
+        """The ids matching ``prefix``; the record is deleted only when there is exactly one."""
+        ...
+
+    async def sweep(self, tenant: str, *, now: int) -> int: ...
+
+
+class Store(MessageStore, Protocol):
+    """A memstrata database: messages and sessions, plus its vector, run and error parts.
+    Methods are coroutine functions; SQL never leaves the backend."""
+
+    @property
+    def vectors(self) -> VectorStore: ...
+
+    @property
+    def runs(self) -> RunStore: ...
+
+    @property
+    def errors(self) -> ErrorStore: ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,94 @@
+"""Appending messages on the connection's thread: the rows, the session counters, the index
+queue, and the compaction that may follow, all in the caller's transaction."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from ..._compaction import CompactionPolicy, HotRow, decide, is_due
+from ...types import Draft, Message
+from . import _sql as sql
+from ._rows import row_message
+
+__all__ = ["append", "finish", "insert"]
+
+
+def append(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
+           now: int, policy: CompactionPolicy, index: bool) -> list[Message]:
+    """Insert ``drafts``, then update the session and compact: one part of a transaction."""
+    out, fresh = insert(c, tenant, session, drafts, index)
+    finish(c, tenant, session, fresh, now, policy)
+    return out
+
+
+def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
+           index: bool) -> tuple[list[Message], list[Draft]]:
+    """The messages for ``drafts`` (stored ones for repeated idempotency keys) and the drafts
+    that were new."""
+    out: list[Message] = []
+    fresh: list[Draft] = []
+    if any(d.key is not None for d in drafts):
+        for d in drafts:
+            if d.key is not None:
+                row = c.execute(sql.SELECT_BY_KEY, (tenant, session, d.key)).fetchone()
+                if row is not None:
+                    out.append(row_message(row))
+                    continue
+            cur = c.execute(sql.INSERT_MESSAGE, _insert_params(tenant, session, d))
+            fresh.append(d)
+            out.append(_message(int(cur.lastrowid or 0), session, d))
+            if index:
+                c.execute(sql.ENQUEUE, (out[-1].id, tenant, session))
+        return out, fresh
+    # One writer holds the lock and ids come from AUTOINCREMENT, so a batch gets consecutive
+    # ids ending at last_insert_rowid().
+    c.executemany(sql.INSERT_MESSAGE, [_insert_params(tenant, session, d) for d in drafts])
+    last = int(c.execute("SELECT last_insert_rowid()").fetchone()[0])
+    first = last - len(drafts) + 1
+    out = [_message(first + i, session, d) for i, d in enumerate(drafts)]
+    if index:
+        c.executemany(sql.ENQUEUE, [(m.id, tenant, session) for m in out])
+    return out, list(drafts)
+
+
+def finish(c: sqlite3.Connection, tenant: str, session: str, fresh: Sequence[Draft], now: int,
+           policy: CompactionPolicy) -> None:
+    """Count the new messages in the session's row and apply the compaction policy."""
+    if not fresh:
+        return
+    ats = [d.at for d in fresh]
+    hot_count, hot_bytes, cutoff = c.execute(sql.UPSERT_SESSION_COUNTERS, (
+        tenant, session, len(fresh), len(fresh), sum(d.size for d in fresh), min(ats),
+        max(ats), now)).fetchone()
+    if is_due(hot_count, hot_bytes, policy):
+        _compact(c, tenant, session, cutoff, policy)
+
+
+def _compact(c: sqlite3.Connection, tenant: str, session: str, cutoff: int,
+             policy: CompactionPolicy) -> None:
+    hot = [HotRow(i, r, s) for i, r, s in c.execute(sql.SELECT_HOT_ROWS,
+                                                     (tenant, session, cutoff))]
+    verdict = decide(hot, policy)
+    if verdict is None:
+        return
+    kept = [r for r in hot if r.id > verdict.cutoff]
+    c.execute(sql.UPDATE_CUTOFF, (verdict.cutoff, len(kept), sum(r.size for r in kept),
+                                  int(verdict.summary_due), tenant, session))
+    # Vectors exist only for hot messages: the ones behind the new cutoff go, in this same
+    # transaction, and so does their place in the indexer's queue.
+    c.execute(sql.DROP_COLD_QUEUE, (tenant, session, verdict.cutoff))
+    c.execute(sql.DROP_COLD_VECTORS, (tenant, session, verdict.cutoff))
+    c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
+
+
+def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:
+    return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size,
+            d.search_text, d.key)
+
+
+def _message(mid: int, session: str, d: Draft) -> Message:
+    return Message(id=mid, session=session, role=d.role, content=d.content, sender=d.sender,
+                   at=d.at, meta=json.loads(d.meta_json) if d.meta_json is not None else None)

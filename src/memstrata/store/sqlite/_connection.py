@@ -1,0 +1,190 @@
+"""The one connection of a SQLite store, and its two entry points: ``read`` and ``write``.
+
+Every part of the backend (messages, vectors, summary runs, error records) hands a function
+of a ``sqlite3.Connection`` to :meth:`Connection.read` or :meth:`Connection.write`. The
+function runs whole on aiosqlite's connection thread, so a store operation costs one hop from
+the event loop and no other task can interleave statements inside it. Writes use ``BEGIN
+IMMEDIATE`` (the write lock is taken up front, so two writers never deadlock on an upgrade)
+with SQLite's busy timeout plus a retry loop, so "database is locked" never reaches the
+caller while another process holds the lock for a while. Driver errors become ``StoreError``
+here, and only here are aiosqlite's internals touched.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+import aiosqlite
+
+from ...errors import StoreError
+from . import _sql as sql
+from ._schema import MIGRATIONS
+
+__all__ = ["BUSY_TIMEOUT_S", "Connection"]
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_S = 30.0
+_LOCK_RETRIES = 8
+
+
+class Connection:
+    """A SQLite database opened for memstrata: configured, migrated, with an optional
+    read-only connection for the smallest reads on the event loop."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+        self._conn = conn
+        # aiosqlite runs callables on its thread against this sqlite3 connection.
+        self._raw: sqlite3.Connection = conn._conn
+        self._reader: sqlite3.Connection | None = None
+        self.path = path
+
+    @classmethod
+    async def open(cls, path: str, *, durability: str = "normal") -> Connection:
+        try:
+            conn = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S,
+                                           check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open SQLite database {path!r}: {exc}") from exc
+        db = cls(conn, path)
+        try:
+            await db._call(_configurer(path, durability))
+            await db.write(_migrate)
+            db._reader = _open_reader(path)
+        except BaseException:
+            await conn.close()
+            raise
+        return db
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        await self._conn.close()
+
+    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn(connection)`` in one read transaction: its statements see one snapshot."""
+        return await self._call(_Transaction(fn, write=False))
+
+    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn(connection)`` in one write transaction, committed when it returns and rolled
+        back when it raises."""
+        return await self._call(_Transaction(fn, write=True))
+
+    async def read_small(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Like :meth:`read`, but for a few indexed lookups: run on the event loop through
+        the read-only connection, which is cheaper than the hop to the writer's thread (a WAL
+        reader never waits for a lock). In-memory databases go through :meth:`read`."""
+        if self._reader is None:
+            return await self.read(fn)
+        try:
+            return _Transaction(fn, write=False)(self._reader)
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error: {exc}") from exc
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            # aiosqlite's queue runs one callable at a time on its thread.
+            result: T = await self._conn._execute(fn, self._raw)  # type: ignore[no-untyped-call]
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error: {exc}") from exc
+        except ValueError as exc:
+            if "closed" in str(exc).lower():
+                raise StoreError("the database connection is closed") from exc
+            raise
+        return result
+
+
+class _Transaction(Generic[T]):
+    """A function of a connection wrapped in BEGIN … COMMIT (run on the connection's thread)."""
+
+    def __init__(self, fn: Callable[[sqlite3.Connection], T], *, write: bool) -> None:
+        self._fn = fn
+        self._write = write
+
+    def __call__(self, c: sqlite3.Connection) -> T:
+        if self._write:
+            _begin_immediate(c)
+        else:
+            c.execute("BEGIN")
+        try:
+            result = self._fn(c)
+            c.execute("COMMIT")
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+        return result
+
+
+def _begin_immediate(c: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, retrying with back-off while another connection holds the lock."""
+    delay = 0.01
+    for attempt in range(_LOCK_RETRIES + 1):
+        try:
+            c.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or attempt == _LOCK_RETRIES:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+
+def _configurer(path: str, durability: str) -> Callable[[sqlite3.Connection], None]:
+    def configure(c: sqlite3.Connection) -> None:
+        if path != ":memory:" and not path.startswith("file::memory:"):
+            c.execute("PRAGMA journal_mode=WAL")
+        c.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
+        c.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        c.execute("PRAGMA cache_size=-32768")
+        c.execute("PRAGMA temp_store=MEMORY")
+    return configure
+
+
+def _open_reader(path: str) -> sqlite3.Connection | None:
+    """A read-only connection for the hottest small reads (``None`` for an in-memory
+    database, which only its own connection can see)."""
+    if path == ":memory:" or path.startswith("file::memory:") or "mode=memory" in path:
+        return None
+    try:
+        reader = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S,
+                                 check_same_thread=False)
+        reader.execute("PRAGMA query_only=1")
+        reader.execute("PRAGMA cache_size=-32768")
+        # Reading the file through a memory map saves a system call and a copy per page.
+        reader.execute("PRAGMA mmap_size=268435456")
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open a reader on {path!r}: {exc}") from exc
+    return reader
+
+
+def _migrate(c: sqlite3.Connection) -> None:
+    c.execute(sql.CREATE_VERSION_TABLE)
+    row = c.execute(sql.SELECT_VERSION).fetchone()
+    version = int(row[0]) if row is not None and row[0] is not None else 0
+    if version > len(MIGRATIONS):
+        raise StoreError(f"the database has schema version {version}, newer than this "
+                         f"memstrata understands ({len(MIGRATIONS)}); upgrade memstrata")
+    for step in range(version, len(MIGRATIONS)):
+        for statement in _statements(MIGRATIONS[step]):
+            c.execute(statement)
+        c.execute(sql.INSERT_VERSION, (step + 1, time.time_ns()))
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (``sqlite3.complete_statement`` knows triggers)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

@@ -1,0 +1,151 @@
+"""The SQLite error-memory store: error records, their full-text index and their embeddings.
+
+It runs on the store's :class:`Connection`, each operation one function in one transaction, so
+a search (semantic pass, keyword fallback, renewal of every record returned) is atomic.
+
+The semantic pass compares the query with every live record of the tenant embedded by the same
+model, in numpy. Error records are few (they are written when a tool fails and a fix is found,
+and expire unless used), so a scan is cheaper than keeping a vector index in step.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...types import ErrorQuery, ErrorRecord, Vectors
+from . import _errors_sql as sql
+from ._connection import Connection
+from ._rows import ascii_lower
+
+__all__ = ["SQLiteErrorStore"]
+
+# How many keyword candidates are looked at before filtering and merging; far more than the
+# largest limit, so filtering out records the semantic pass already judged leaves enough.
+_KEYWORD_CANDIDATES = 256
+_FLOAT32_LE = np.dtype("<f4")
+
+
+def _row_record(row: Sequence[Any]) -> ErrorRecord:
+    # Column order of errors_sql.ERROR_COLUMNS.
+    return ErrorRecord(id=row[0], tool_name=row[1], keywords=tuple(json.loads(row[2])),
+                       symptom=row[3], cause=row[4], action=row[5], outcome=row[6],
+                       created_at=row[7], expires_at=row[8], hits=row[9])
+
+
+class SQLiteErrorStore:
+    """Error records in a SQLite store (on the store's connection)."""
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+
+    async def insert(self, tenant: str, record: ErrorRecord, *, search_text: str,
+                     vector: Vectors | None, model_id: str | None) -> None:
+        has_vector = vector is not None and model_id is not None
+        params = {
+            "tenant": tenant, "id": record.id, "tool_name": record.tool_name,
+            "keywords": json.dumps(list(record.keywords), ensure_ascii=False),
+            "symptom": record.symptom, "cause": record.cause, "action": record.action,
+            "outcome": record.outcome, "created_at": record.created_at,
+            "expires_at": record.expires_at, "hits": record.hits, "search_text": search_text,
+            "embedding": _blob(vector) if has_vector and vector is not None else None,
+            "embed_model": model_id if has_vector else None,
+            "embed_dim": int(vector.shape[-1]) if has_vector and vector is not None else None,
+        }
+        await self._db.write(lambda c: c.execute(sql.INSERT_ERROR, params))
+
+    async def search(self, query: ErrorQuery) -> builtins.list[ErrorRecord]:
+        return await self._db.write(lambda c: _search(c, query))
+
+    async def by_prefix(self, tenant: str, prefix: str, *, now: int,
+                        limit: int) -> builtins.list[ErrorRecord]:
+        params = {"tenant": tenant, "prefix": prefix, "now": now, "limit": limit}
+        rows = await self._db.read(lambda c: c.execute(sql.SELECT_ERROR_PREFIX, params).fetchall())
+        return [_row_record(r) for r in rows]
+
+    async def all(self, tenant: str, *, tool: str | None,
+                  now: int) -> builtins.list[ErrorRecord]:
+        params = {"tenant": tenant, "tool": tool, "now": now}
+        rows = await self._db.read(lambda c: c.execute(sql.SELECT_ERRORS, params).fetchall())
+        return [_row_record(r) for r in rows]
+
+    async def delete(self, tenant: str, prefix: str, *, now: int,
+                     limit: int) -> builtins.list[str]:
+        params = {"tenant": tenant, "prefix": prefix, "now": now, "limit": limit}
+
+        def body(c: sqlite3.Connection) -> builtins.list[str]:
+            # Resolve and delete in one transaction, so the prefix cannot become ambiguous
+            # between the two.
+            ids = [str(r[0]) for r in c.execute(sql.SELECT_ERROR_PREFIX, params)]
+            if len(ids) == 1:
+                c.execute(sql.DELETE_ERROR, {"tenant": tenant, "id": ids[0]})
+            return ids
+        return await self._db.write(body)
+
+    async def sweep(self, tenant: str, *, now: int) -> int:
+        params = {"tenant": tenant, "now": now}
+        return await self._db.write(lambda c: int(c.execute(sql.SWEEP_ERRORS, params).rowcount))
+
+
+# -- helpers that run on the connection thread ---------------------------------------------
+
+
+def _blob(vector: Vectors) -> bytes:
+    return np.ascontiguousarray(vector, dtype=_FLOAT32_LE).reshape(-1).tobytes()
+
+
+def _search(c: sqlite3.Connection, q: ErrorQuery) -> list[ErrorRecord]:
+    dim = int(q.vector.shape[-1]) if q.vector is not None else None
+    base = {"tenant": q.tenant, "now": q.now, "tool": q.tool, "model": q.model_id, "dim": dim}
+    chosen = _semantic(c, q, base) if q.vector is not None and q.model_id is not None else []
+    # With semantic hits, keywords only add records the semantic pass could not judge (no
+    # vector, or another model's); without any, the keyword search is the fallback.
+    for seq in _keyword(c, q, base, unjudged_only=bool(chosen)):
+        if len(chosen) >= q.limit:
+            break
+        if seq not in chosen:
+            chosen.append(seq)
+    out: list[ErrorRecord] = []
+    for seq in chosen:
+        row = c.execute(sql.RENEW_ERROR, {"tenant": q.tenant, "seq": seq,
+                                          "until": q.renew_until}).fetchone()
+        out.append(_row_record(row))
+    return out
+
+
+def _semantic(c: sqlite3.Connection, q: ErrorQuery, base: dict[str, Any]) -> list[int]:
+    assert q.vector is not None
+    rows = c.execute(sql.SELECT_ERROR_VECTORS, base).fetchall()
+    if not rows:
+        return []
+    seqs = np.array([r[0] for r in rows], dtype=np.int64)
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=_FLOAT32_LE).reshape(
+        len(rows), -1)
+    scores = matrix @ q.vector.astype(np.float32)
+    passing = np.flatnonzero(scores >= q.min_similarity)
+    # Best first; among equal scores the newer record (larger seq) first.
+    order = sorted(passing, key=lambda i: (-float(scores[i]), -int(seqs[i])))
+    return [int(seqs[i]) for i in order[:q.limit]]
+
+
+def _keyword(c: sqlite3.Connection, q: ErrorQuery, base: dict[str, Any], *,
+             unjudged_only: bool) -> list[int]:
+    """Records matching the query's terms (BM25 order), then those containing the query as
+    typed; ``unjudged_only`` keeps only records the semantic pass could not compare."""
+    found: dict[int, bool] = {}
+    if q.match is not None:
+        for seq, _score, vectored in c.execute(
+                sql.SELECT_ERROR_FTS,
+                {**base, "match": f'scope : "e{q.tenant.encode().hex().upper()}" AND '
+                                  f"body : ({q.match})", "limit": _KEYWORD_CANDIDATES}):
+            found.setdefault(int(seq), bool(vectored))
+    for seq, vectored in c.execute(sql.SELECT_ERROR_SUBSTRING,
+                                   {**base, "needle": ascii_lower(q.needle),
+                                    "limit": _KEYWORD_CANDIDATES}):
+        found.setdefault(int(seq), bool(vectored))
+    return [seq for seq, vectored in found.items() if not (unjudged_only and vectored)]

@@ -1,0 +1,275 @@
+"""The SQLite store: messages, sessions and summaries, and the parts that make it whole.
+
+Every operation is one function handed to the :class:`Connection`'s ``read`` or ``write``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..._compaction import CompactionPolicy
+from ...types import Draft, KeywordRow, Message, SessionInfo, SessionRow, Summary
+from . import _sql as sql
+from ._append import append as append_rows
+from ._connection import Connection
+from ._errors import SQLiteErrorStore
+from ._rows import ascii_lower, row_message, row_summary
+from ._runs import SQLiteRuns
+from ._vectors import SQLiteVectors
+
+__all__ = ["SQLiteStore"]
+
+# How far back the substring scan of the hot tier looks: the newest messages of a session, or
+# a span of the newest ids across the tenant. FTS5 covers the whole archive either way.
+_SESSION_SUBSTRING_SPAN = 5_000
+_TENANT_SUBSTRING_SPAN = 20_000
+# Across a tenant, FTS5 ranks this many of the newest ids first (see ``_fts``).
+_TENANT_FTS_SPAN = 100_000
+
+
+class SQLiteStore:
+    """A memstrata store on SQLite (WAL, FTS5). Open with ``await SQLiteStore.open(path)``.
+
+    Messages, sessions and summaries are served here; ``vectors``, ``runs`` and ``errors`` are
+    the other parts of the seam, all on the same :class:`Connection`.
+    """
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+        self.path = db.path
+        self.vectors = SQLiteVectors(db)
+        """Vector storage and the indexer's queue."""
+        self.runs = SQLiteRuns(db)
+        """Summary progress, leases and back-off."""
+        self.errors = SQLiteErrorStore(db)
+        """The error memory's records."""
+
+    @classmethod
+    async def open(cls, path: str, *, durability: str = "normal") -> SQLiteStore:
+        return cls(await Connection.open(path, durability=durability))
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    # -- writes ----------------------------------------------------------------------------
+
+    async def append(self, tenant: str, session: str, drafts: Sequence[Draft], *, now: int,
+                     policy: CompactionPolicy, index: bool = False) -> list[Message]:
+        return await self._db.write(
+            lambda c: append_rows(c, tenant, session, drafts, now, policy, index))
+
+    async def import_session(self, tenant: str, session: str, drafts: Sequence[Draft],
+                             summary_for: Callable[[list[Message]], Summary | None] | None,
+                             *, now: int, policy: CompactionPolicy,
+                             index: bool = False) -> list[Message]:
+        def body(c: sqlite3.Connection) -> list[Message]:
+            out = append_rows(c, tenant, session, drafts, now, policy, index) if drafts else []
+            summary = summary_for(out) if summary_for is not None else None
+            if summary is not None:
+                _put_summary(c, tenant, summary)
+                _touch_session(c, tenant, session, now)
+            return out
+        return await self._db.write(body)
+
+    async def put_summary(self, tenant: str, summary: Summary) -> None:
+        await self._db.write(lambda c: _put_summary(c, tenant, summary))
+
+    async def delete_messages(self, tenant: str, session: str, *, keep_summary: bool) -> int:
+        def body(c: sqlite3.Connection) -> int:
+            n = c.execute(sql.DELETE_SESSION_MESSAGES, (tenant, session)).rowcount
+            c.execute(sql.CLEAR_SESSION_COUNTERS, (tenant, session))
+            c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
+            if not keep_summary:
+                c.execute(sql.DELETE_SUMMARY, (tenant, session))
+            return int(n)
+        return await self._db.write(body)
+
+    async def remove_session(self, tenant: str, session: str) -> bool:
+        return await self._db.write(lambda c: _remove(c, tenant, session))
+
+    async def forget(self, tenant: str, message_id: int) -> bool:
+        def body(c: sqlite3.Connection) -> bool:
+            row = c.execute(sql.SELECT_FOR_FORGET, (tenant, message_id)).fetchone()
+            if row is None:
+                return False
+            session, size = row
+            c.execute(sql.DELETE_MESSAGE, (message_id,))
+            c.execute(sql.UNCOUNT_MESSAGE, (message_id, message_id, size, tenant, session))
+            c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
+            return True
+        return await self._db.write(body)
+
+    async def purge_idle(self, prefix: str, idle_before: int) -> list[tuple[str, str]]:
+        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+        def body(c: sqlite3.Connection) -> list[tuple[str, str]]:
+            victims = [(str(t), str(s)) for t, s in
+                       c.execute(sql.SELECT_IDLE_SESSIONS, (pattern, idle_before))]
+            for tenant, session in victims:
+                _remove(c, tenant, session)
+            return victims
+        return await self._db.write(body)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def recent(self, tenant: str, session: str, n: int) -> list[Message]:
+        rows = await self._db.read(lambda c: c.execute(sql.SELECT_RECENT, (tenant, session, n))
+                               .fetchall())
+        return [row_message(r) for r in reversed(rows)]
+
+    async def window_and_summary(self, tenant: str, session: str,
+                                 n: int) -> tuple[list[Message], Summary | None]:
+        def body(c: sqlite3.Connection) -> tuple[list[Any], Any]:
+            return (c.execute(sql.SELECT_RECENT, (tenant, session, n)).fetchall(),
+                    c.execute(sql.SELECT_SUMMARY, (tenant, session)).fetchone())
+        # Two indexed lookups of a few rows: cheaper on the event loop than a thread hop.
+        rows, srow = await self._db.read_small(body)
+        return ([row_message(r) for r in reversed(rows)],
+                row_summary(srow) if srow is not None else None)
+
+    async def get_summary(self, tenant: str, session: str) -> Summary | None:
+        row = await self._db.read(lambda c: c.execute(sql.SELECT_SUMMARY, (tenant, session))
+                              .fetchone())
+        return row_summary(row) if row is not None else None
+
+    async def get_message(self, tenant: str, message_id: int) -> Message | None:
+        row = await self._db.read(lambda c: c.execute(sql.SELECT_MESSAGE, (tenant, message_id))
+                              .fetchone())
+        return row_message(row) if row is not None else None
+
+    async def around(self, tenant: str, message_ids: Sequence[int], before: int,
+                     after: int) -> dict[int, list[Message]]:
+        def body(c: sqlite3.Connection) -> dict[int, list[Message]]:
+            out: dict[int, list[Message]] = {}
+            for mid in message_ids:
+                row = c.execute(sql.SELECT_MESSAGE, (tenant, mid)).fetchone()
+                if row is None:
+                    continue
+                session = row[1]
+                older = c.execute(sql.SELECT_BEFORE, (tenant, session, mid, before)).fetchall()
+                newer = c.execute(sql.SELECT_AFTER, (tenant, session, mid, after)).fetchall()
+                out[mid] = [row_message(r) for r in [*reversed(older), row, *newer]]
+            return out
+        return await self._db.read(body)
+
+    async def keyword(self, tenant: str, session: str | None, match: str | None, raw: str, *,
+                      since: int | None, limit: int) -> list[KeywordRow]:
+        needle = ascii_lower(raw)
+        low = since if since is not None else -(2**63)
+
+        def body(c: sqlite3.Connection) -> list[KeywordRow]:
+            top = int(c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0)
+            ranked = _fts(c, tenant, session, match, low, limit, top)
+            if session is not None:
+                sub = c.execute(sql.SELECT_HOT_SUBSTRING_SESSION,
+                                (tenant, session, _SESSION_SUBSTRING_SPAN, low, needle,
+                                 limit)).fetchall()
+            else:
+                sub = c.execute(sql.SELECT_HOT_SUBSTRING_TENANT,
+                                (tenant, top - _TENANT_SUBSTRING_SPAN, low, needle,
+                                 limit)).fetchall()
+            hot_ids = {r[0] for r in sub}
+            out: dict[int, KeywordRow] = {}
+            for row, score in ranked:
+                m = row_message(row)
+                out[m.id] = KeywordRow(message=m, bm25=score, hot=m.id in hot_ids,
+                                       exact=needle in ascii_lower(m.content))
+            for row in sub:
+                if row[0] not in out:
+                    out[row[0]] = KeywordRow(message=row_message(row), bm25=0.0, exact=True,
+                                             hot=True)
+            return list(out.values())
+        return await self._db.read(body)
+
+    async def page(self, tenant: str, session: str | None, *, since: int | None,
+                   before_id: int | None, limit: int) -> list[Message]:
+        low = since if since is not None else -(2**63)
+        high = before_id if before_id is not None else 2**63 - 1
+        if session is None:
+            rows = await self._db.read(lambda c: c.execute(
+                sql.SELECT_PAGE_TENANT, (tenant, high, low, limit)).fetchall())
+        else:
+            rows = await self._db.read(lambda c: c.execute(
+                sql.SELECT_PAGE_SESSION, (tenant, session, high, low, limit)).fetchall())
+        return [row_message(r) for r in rows]
+
+    async def after_cursor(self, tenant: str, session: str, cursor: int | None,
+                           upto: int | None = None, limit: int | None = None) -> list[Message]:
+        params = (tenant, session, cursor or 0, upto if upto is not None else 2**63 - 1,
+                  limit if limit is not None else -1)
+        rows = await self._db.read(lambda c: c.execute(sql.SELECT_AFTER_CURSOR, params).fetchall())
+        return [row_message(r) for r in rows]
+
+    async def session(self, tenant: str, session: str) -> SessionRow | None:
+        row = await self._db.read(lambda c: c.execute(sql.SELECT_SESSION, (tenant, session))
+                              .fetchone())
+        if row is None:
+            return None
+        return SessionRow(id=row[0], messages=row[1], hot_messages=row[2], hot_bytes=row[3],
+                          cutoff=row[4], first_at=row[5], last_at=row[6], active_at=row[7],
+                          summary_due=bool(row[8]))
+
+    async def sessions(self, tenant: str, *, include_temp: bool = False) -> list[SessionInfo]:
+        rows = await self._db.read(lambda c: c.execute(
+            sql.SELECT_SESSIONS, (tenant, int(include_temp))).fetchall())
+        return [SessionInfo(id=r[0], messages=r[1], first_at=r[2], last_at=r[3],
+                            has_summary=bool(r[4])) for r in rows]
+
+    async def integrity_check(self) -> list[str]:
+        def body(c: sqlite3.Connection) -> list[str]:
+            problems = [str(r[0]) for r in c.execute("PRAGMA integrity_check")
+                        if str(r[0]) != "ok"]
+            try:
+                c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
+            except sqlite3.DatabaseError as exc:
+                problems.append(f"full-text index: {exc}")
+            return problems
+        # FTS5's check is spelled as an INSERT, so it runs in a write transaction.
+        return await self._db.write(body)
+
+
+# -- helpers that run on the connection thread ---------------------------------------------
+
+
+def _fts(c: sqlite3.Connection, tenant: str, session: str | None, match: str | None,
+         low: int, limit: int, top: int) -> list[tuple[Any, float]]:
+    """FTS5 hits, best first. Across a tenant, the newest ``_TENANT_FTS_SPAN`` messages are
+    ranked first and older ones only when those hold fewer than ``limit`` hits: ranking every
+    match of a common word in a large archive costs far more than the answer is worth."""
+    if match is None:
+        return []
+    expr = f'scope : "{_scope_token(tenant, session)}" AND body : ({match})'
+    spans = [(0, top)] if session is not None else [
+        (max(top - _TENANT_FTS_SPAN, 0), top), (0, max(top - _TENANT_FTS_SPAN, 0))]
+    ranked: list[tuple[Any, float]] = []
+    for lo, hi in spans:
+        if hi <= lo or len(ranked) >= limit:
+            continue
+        ranked += [(r[:7], float(r[7])) for r in c.execute(
+            sql.SELECT_FTS, (expr, lo, hi, tenant, low, limit - len(ranked)))]
+    return ranked
+
+
+def _scope_token(tenant: str, session: str | None) -> str:
+    if session is None:
+        return "t" + tenant.encode().hex().upper()
+    return "s" + (tenant + "\x1f" + session).encode().hex().upper()
+
+
+def _put_summary(c: sqlite3.Connection, tenant: str, s: Summary) -> None:
+    c.execute(sql.UPSERT_SUMMARY, (tenant, s.session, s.kind, json.dumps(s.body,
+              ensure_ascii=False), s.cursor, s.created_at, s.tokens_in, s.tokens_out))
+
+
+def _touch_session(c: sqlite3.Connection, tenant: str, session: str, now: int) -> None:
+    c.execute(sql.TOUCH_SESSION, (tenant, session, now))
+
+
+def _remove(c: sqlite3.Connection, tenant: str, session: str) -> bool:
+    c.execute(sql.DELETE_SESSION_MESSAGES, (tenant, session))
+    c.execute(sql.DELETE_SUMMARY, (tenant, session))
+    c.execute(sql.DELETE_SUMMARY_RUN, (tenant, session))
+    return bool(c.execute(sql.DELETE_SESSION, (tenant, session)).rowcount)

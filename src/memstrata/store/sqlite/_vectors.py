@@ -1,0 +1,124 @@
+"""Vector storage and the indexer's queue on SQLite.
+
+The indexer claims a batch of queued messages (a claim older than ``stale_after`` may be taken
+over, so a crashed indexer's batch is not lost), embeds them outside any transaction, then
+stores the vectors only for messages that still exist, are still hot and are still claimed by
+it — so a message forgotten or compacted meanwhile never gets a vector, and no message is
+embedded twice by two indexers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...types import Claimed, HotSession
+from . import _sql as sql
+from ._connection import Connection
+from ._rows import row_message
+
+__all__ = ["SQLiteVectors"]
+
+
+class SQLiteVectors:
+    """The vector side of a SQLite store (on the store's connection)."""
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+
+    async def claim(self, worker: str, *, tenant: str | None, limit: int, now: int,
+                    stale_before: int) -> list[Claimed]:
+        """Claim up to ``limit`` queued messages (oldest first) for ``worker``."""
+        def body(c: sqlite3.Connection) -> list[Claimed]:
+            c.execute(sql.CLAIM_BATCH, (worker, now, tenant, tenant, stale_before, limit))
+            rows = c.execute(sql.SELECT_CLAIMED, (worker,)).fetchall()
+            return [Claimed(tenant=r[7], message=row_message(r[:7]), previous=r[8],
+                            previous_sender=r[9]) for r in rows]
+        return await self._db.write(body)
+
+    async def put(self, worker: str, model: str, dim: int,
+                  items: Sequence[tuple[int, bytes]]) -> int:
+        """Store vectors for messages still claimed by ``worker``; release the rest."""
+        def body(c: sqlite3.Connection) -> int:
+            touched: set[tuple[str, str]] = set()
+            stored = 0
+            for message_id, blob in items:
+                owner = c.execute(sql.SELECT_CLAIM_OWNER, (message_id,)).fetchone()
+                if owner is None or owner[0] != worker:
+                    continue  # forgotten, compacted or taken over meanwhile
+                c.execute(sql.INSERT_VECTOR, (message_id, owner[1], owner[2], model, dim, blob))
+                c.execute(sql.DEQUEUE, (message_id,))
+                touched.add((owner[1], owner[2]))
+                stored += 1
+            for tenant, session in touched:
+                c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
+            c.execute(sql.RELEASE_CLAIMS, (worker,))
+            return stored
+        return await self._db.write(body)
+
+    async def release(self, worker: str) -> None:
+        """Give a failed batch back to the queue (its attempt counter goes up)."""
+        def body(c: sqlite3.Connection) -> None:
+            c.execute(sql.RELEASE_CLAIMS, (worker,))
+        await self._db.write(body)
+
+    async def backlog(self, tenant: str, session: str | None = None) -> int:
+        if session is None:
+            row = await self._db.read(lambda c: c.execute(
+                sql.COUNT_BACKLOG_TENANT, (tenant,)).fetchone())
+        else:
+            row = await self._db.read(lambda c: c.execute(
+                sql.COUNT_BACKLOG_SESSION, (tenant, session)).fetchone())
+        return int(row[0])
+
+    async def backlog_all(self) -> int:
+        """Queued messages of every tenant."""
+        row = await self._db.read(lambda c: c.execute(sql.COUNT_BACKLOG_ALL).fetchone())
+        return int(row[0])
+
+    async def versions(self, tenant: str, session: str | None) -> dict[str, int]:
+        """Vector versions of one session, or of every session of the tenant with vectors."""
+        if session is not None:
+            row = await self._db.read(lambda c: c.execute(
+                sql.SELECT_VECTOR_VERSION, (tenant, session)).fetchone())
+            return {session: int(row[0])} if row is not None else {}
+        rows = await self._db.read(lambda c: c.execute(
+            sql.SELECT_VECTOR_VERSIONS, (tenant,)).fetchall())
+        return {str(s): int(v) for s, v in rows}
+
+    async def load_hot(self, tenant: str, session: str, model: str, dim: int) -> HotSession:
+        """The session's hot messages with their vectors of ``model``, read in one snapshot
+        together with the version they belong to."""
+        def body(c: sqlite3.Connection) -> tuple[int, list[tuple[int, str, Any, int, Any]]]:
+            row = c.execute(sql.SELECT_VECTOR_VERSION, (tenant, session)).fetchone()
+            rows = c.execute(sql.SELECT_HOT_FOR_SEARCH, (model, dim, tenant, session))
+            return (int(row[0]) if row is not None else 0, rows.fetchall())
+        version, rows = await self._db.read(body)
+        matrix = np.zeros((len(rows), dim), dtype=np.float32)
+        embedded = np.zeros(len(rows), dtype=np.bool_)
+        for i, r in enumerate(rows):
+            if r[4] is not None:
+                matrix[i] = np.frombuffer(r[4], dtype=np.float32)
+                embedded[i] = True
+        return HotSession(version=version, ids=[r[0] for r in rows],
+                          contents=[r[1] for r in rows], senders=[r[2] for r in rows],
+                          ats=[r[3] for r in rows], matrix=matrix, embedded=embedded)
+
+    async def other_model_count(self, tenant: str, model: str) -> int:
+        """Vectors made by a model other than ``model`` (they need a re-index)."""
+        row = await self._db.read(lambda c: c.execute(
+            sql.COUNT_OTHER_MODEL_VECTORS, (tenant, model)).fetchone())
+        return int(row[0])
+
+    async def requeue(self, tenant: str) -> int:
+        """Drop the tenant's vectors and queue every hot message again; returns the backlog."""
+        def body(c: sqlite3.Connection) -> int:
+            c.execute(sql.DELETE_TENANT_VECTORS, (tenant,))
+            for (session,) in c.execute(sql.SELECT_TENANT_SESSIONS, (tenant,)).fetchall():
+                c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
+            c.execute(sql.REQUEUE_HOT, (tenant,))
+            return int(c.execute(sql.COUNT_BACKLOG_TENANT, (tenant,)).fetchone()[0])
+        return await self._db.write(body)

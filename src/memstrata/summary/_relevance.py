@@ -1,0 +1,110 @@
+"""Trimming a summary to what matters for the next user input (decision model; no SQL).
+
+Before a turn, the decision model may pick the ``key_decisions``, ``past_discussions`` and
+``current_discussion`` entries relevant to the new input, so the context carries less. Failure
+is never fatal here: without a model, without a query, or when the call or its reply fails, the
+whole summary is kept. When the model finds nothing relevant, the result is ``None`` and the
+caller leaves the summary block out.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ProviderError
+from ..providers import LLM
+from ._prompts import relevance_system_prompt, relevance_user_message
+from ._schema import CURRENT, DECISIONS, PAST, first_object
+
+__all__ = ["Relevance", "filter_relevant", "select_relevant"]
+
+log = logging.getLogger(__name__)
+
+RELEVANCE_MAX_TOKENS = 512
+
+
+@dataclass(frozen=True, kw_only=True)
+class Relevance:
+    """The trimmed summary (``None``: nothing relevant), whether the model's answer was used,
+    and the tokens the call cost."""
+
+    body: dict[str, Any] | None
+    filtered: bool
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+def _picked(value: object, size: int) -> set[int] | None:
+    """1-based numbers → 0-based indices; ``None`` when the value is not a list."""
+    if not isinstance(value, list):
+        return None
+    out: set[int] = set()
+    for item in value:
+        if isinstance(item, bool):
+            continue
+        number = item if isinstance(item, int) else None
+        if isinstance(item, str) and item.strip().isdigit():
+            number = int(item.strip())
+        if number is not None and 1 <= number <= size:
+            out.add(number - 1)
+    return out
+
+
+def _trim(summary: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Apply the model's answer; ``ValueError`` when it does not have the expected shape."""
+    decisions = list(summary.get(DECISIONS) or [])
+    past = list(summary.get(PAST) or [])
+    keep_decisions = _picked(answer.get(DECISIONS, []), len(decisions))
+    keep_past = _picked(answer.get(PAST, []), len(past))
+    keep_current = answer.get(CURRENT, False)
+    if keep_decisions is None or keep_past is None or not isinstance(keep_current, bool):
+        raise ValueError("the relevance reply has the wrong shape")
+    trimmed = dict(summary)
+    trimmed[DECISIONS] = [d for i, d in enumerate(decisions) if i in keep_decisions]
+    trimmed[PAST] = [p for i, p in enumerate(past) if i in keep_past]
+    trimmed[CURRENT] = (summary.get(CURRENT) or {}) if keep_current else {}
+    if not trimmed[DECISIONS] and not trimmed[PAST] and not trimmed[CURRENT]:
+        return None
+    return trimmed
+
+
+def _has_entries(summary: Mapping[str, Any]) -> bool:
+    return bool(summary.get(DECISIONS) or summary.get(PAST) or summary.get(CURRENT))
+
+
+async def select_relevant(summary: Mapping[str, Any] | None, query: str | None,
+                          llm: LLM | None) -> Relevance:
+    """The parts of ``summary`` relevant to ``query``, as judged by ``llm``.
+
+    A digest (``{"text": …}``) or an empty summary has no entries to choose from and is
+    returned as is, without a call.
+    """
+    if summary is None:
+        return Relevance(body=None, filtered=False)
+    whole = dict(summary)
+    if llm is None or not query or not query.strip() or not _has_entries(summary):
+        return Relevance(body=whole, filtered=False)
+    try:
+        reply = await llm.complete(
+            [{"role": "user", "content": relevance_user_message(summary, query)}],
+            system=relevance_system_prompt(), max_tokens=RELEVANCE_MAX_TOKENS, json_mode=True)
+    except ProviderError as exc:
+        log.warning("relevance filter failed, keeping the whole summary: %s", exc)
+        return Relevance(body=whole, filtered=False)
+    try:
+        body = _trim(summary, first_object(reply.text))
+    except ValueError as exc:
+        log.warning("relevance reply unusable, keeping the whole summary: %s", exc)
+        return Relevance(body=whole, filtered=False, tokens_in=reply.tokens_in,
+                         tokens_out=reply.tokens_out)
+    return Relevance(body=body, filtered=True, tokens_in=reply.tokens_in,
+                     tokens_out=reply.tokens_out)
+
+
+async def filter_relevant(summary: Mapping[str, Any] | None, query: str | None,
+                          llm: LLM | None) -> dict[str, Any] | None:
+    """:func:`select_relevant` without the bookkeeping: the body to show, or ``None``."""
+    return (await select_relevant(summary, query, llm)).body
