@@ -23,6 +23,7 @@ __all__ = [
     "check_session",
     "draft",
     "draft_from_record",
+    "draft_item",
     "is_temp",
     "text_of",
 ]
@@ -137,6 +138,22 @@ def _meta_json(meta: object, field: str) -> str | None:
     if len(text.encode("utf-8")) > _MAX_META_BYTES:
         raise InvalidInput(field, f"is larger than {_MAX_META_BYTES:,} bytes of JSON")
     return text
+
+
+_ITEM_FIELDS = frozenset({"role", "content", "sender", "at", "meta", "key"})
+
+
+def draft_item(i: int, item: object, *, now: int, max_chars: int) -> Draft:
+    """Item ``i`` of an ``add_many`` call (a mapping of message fields) as a Draft."""
+    if not isinstance(item, Mapping):
+        raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
+    unknown = sorted(set(item) - _ITEM_FIELDS)
+    if unknown:
+        raise InvalidInput(f"items[{i}].{unknown[0]}", "unknown field; allowed: role, "
+                           "content, sender, at, meta, key")
+    return draft(item.get("role"), item.get("content"), sender=item.get("sender"),
+                 at=item.get("at"), meta=item.get("meta"), key=item.get("key"), now=now,
+                 max_chars=max_chars, prefix=f"items[{i}].")
 
 
 _RECORD_FIELDS = frozenset({"type", "role", "content", "sender", "at", "meta", "key", "id",

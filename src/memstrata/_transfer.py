@@ -1,22 +1,73 @@
-"""Parsing of imported records: memstrata's JSONL export and the Go runtime's history array.
+"""Import and export of sessions: memstrata's JSONL records and the Go runtime's history array.
 
 Everything is validated before anything is written; an error names the line (JSONL, 1-based)
-or the index (history array) and the field.
+or the index (history array) and the field. An import is one transaction: all or nothing.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._compaction import CompactionPolicy
 from ._ingest import draft, draft_from_record
 from .errors import InvalidInput
+from .store import MessageStore
 from .text import check_json_text
 from .types import Draft, Message, Summary
 
-__all__ = ["ParsedImport", "parse_history", "parse_records"]
+__all__ = ["ParsedImport", "Transfer", "parse_history", "parse_records"]
+
+_EXPORT_BATCH = 1000
+
+
+class Transfer:
+    """Moves whole sessions in and out of a store, for one ``Memory``."""
+
+    def __init__(self, store: MessageStore, *, max_chars: int, policy: CompactionPolicy,
+                 clock: Callable[[], int]) -> None:
+        self._store = store
+        self._max_chars = max_chars
+        self._policy = policy
+        self._clock = clock
+
+    async def export(self, tenant: str, session: str) -> AsyncIterator[dict[str, Any]]:
+        """The session's messages (oldest first, read in batches), then its summary."""
+        cursor: int | None = None
+        while True:
+            batch = await self._store.after_cursor(tenant, session, cursor,
+                                                   limit=_EXPORT_BATCH)
+            for m in batch:
+                yield {"type": "message", "id": m.id, "role": m.role, "content": m.content,
+                       "sender": m.sender, "at": m.at, "meta": m.meta}
+            if len(batch) < _EXPORT_BATCH:
+                break
+            cursor = batch[-1].id
+        summary = await self._store.get_summary(tenant, session)
+        if summary is not None:
+            yield {"type": "summary", "kind": summary.kind, "body": summary.body,
+                   "cursor": summary.cursor, "created_at": summary.created_at}
+
+    async def import_records(self, tenant: str, session: str, records: Iterable[Any], *,
+                             index: bool) -> int:
+        """Exported records into ``session``; returns the number of messages added."""
+        now = self._clock()
+        parsed = parse_records(session, records, now=now, max_chars=self._max_chars)
+        messages = await self._store.import_session(
+            tenant, session, parsed.drafts, parsed.summary_for(), now=now,
+            policy=self._policy, index=index)
+        return len(messages)
+
+    async def import_history(self, tenant: str, session: str, history: Any, *,
+                             index: bool) -> int:
+        """A Go runtime history array into ``session``; returns the number of messages."""
+        now = self._clock()
+        drafts = parse_history(history, now=now, max_chars=self._max_chars)
+        messages = await self._store.import_session(tenant, session, drafts, None, now=now,
+                                                    policy=self._policy, index=index)
+        return len(messages)
 
 _SUMMARY_FIELDS = frozenset({"type", "kind", "body", "cursor", "created_at", "session",
                              "tokens_in", "tokens_out"})

@@ -17,6 +17,7 @@ from typing import Any, Literal, get_type_hints
 
 from croniter import croniter  # type: ignore[import-untyped]
 
+from ._compaction import CompactionPolicy
 from .errors import InvalidInput
 
 __all__ = ["ENV_PREFIX", "Settings", "check_cron"]
@@ -119,6 +120,12 @@ class Settings:
         except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
             raise InvalidInput("timezone", f"unknown IANA time zone {self.timezone!r} "
                                "(e.g. 'UTC', 'Asia/Taipei')") from exc
+
+    def compaction(self) -> CompactionPolicy:
+        """The compaction policy these settings describe."""
+        return CompactionPolicy(by_bytes=self.compact_bytes, max_bytes=self.max_history_bytes,
+                                ratio=self.compact_ratio, by_turns=self.compact_turns,
+                                max_turns=self.max_turns, keep_turns=self.keep_turns)
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed (validated again)."""

@@ -1,7 +1,7 @@
 """The facade: ``Memory`` wires validation, the store and the pure steps together.
 
-It holds no SQL and no formatting of its own: ``ingest`` validates, the store persists,
-``context``/``retrieve``/``digest`` compute, and this module decides the order.
+It holds no SQL and no formatting of its own: ``_ingest`` validates, the store persists,
+``search``, ``summary`` and ``_context`` compute, and this module decides the order.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ from types import TracebackType
 from typing import Any
 
 from ._background import Background, pause
-from ._compaction import CompactionPolicy
 from ._context import Context, pack
-from ._ingest import check_message_id, check_session, draft, is_temp
+from ._ingest import check_message_id, check_session, draft, draft_item, is_temp
 from ._opening import UNSET, Opening, Unset, choose_models
-from ._transfer import parse_history, parse_records
+from ._transfer import Transfer
 from .config import Settings
 from .errormem import ErrorMemory
 from .errors import Closed, InvalidInput, NotFound
@@ -30,15 +29,13 @@ from .search import (
     Searcher,
     VectorCache,
     check_limit,
-    match_mode,
     since,
-    vector_model,
 )
 from .store import Store, check_target, open_store
-from .summary import CronRunner, SummaryRunner, select_relevant
+from .summary import CronRunner, SummaryRunner
 from .text import check_unicode
 from .tools import Tools
-from .types import Draft, Hit, Message, SessionInfo, SessionStats, Summary
+from .types import Hit, Message, SessionInfo, SessionStats
 
 __all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory"]
 
@@ -48,8 +45,6 @@ Clock = Callable[[], int]
 CLOSE_TIMEOUT_S = 10.0
 """How long ``close()`` waits for background work before leaving it behind."""
 _SWEEP_INTERVAL_S = 60.0
-_ITEM_FIELDS = frozenset({"role", "content", "sender", "at", "meta", "key"})
-_EXPORT_BATCH = 1000
 
 
 class Memory:
@@ -65,10 +60,7 @@ class Memory:
         self.settings = settings
         self.tenant = tenant
         self._clock = clock
-        self._policy = CompactionPolicy(
-            by_bytes=settings.compact_bytes, max_bytes=settings.max_history_bytes,
-            ratio=settings.compact_ratio, by_turns=settings.compact_turns,
-            max_turns=settings.max_turns, keep_turns=settings.keep_turns)
+        self._policy = settings.compaction()
         self._background = Background()
         self._closed = False
         self.embedder = embedder
@@ -79,6 +71,8 @@ class Memory:
                          if embedder is not None else None)
         self._runner = SummaryRunner(store, settings, llm=llm, decision_llm=decision_llm,
                                      clock=clock)
+        self._transfer = Transfer(store, max_chars=settings.max_content_chars,
+                                  policy=self._policy, clock=clock)
         self.errors = ErrorMemory(store.errors, tenant=tenant, settings=settings,
                                   embedder=embedder, clock=clock)
         """The tenant's cross-session memory of tool errors and their fixes."""
@@ -117,12 +111,9 @@ class Memory:
         return Opening(make)
 
     async def close(self, *, timeout: float = CLOSE_TIMEOUT_S) -> None:
-        """Stop background work and close the database; safe to call twice.
-
-        Every background task is told to stop; a summary tick in progress may finish. A task
-        still running after ``timeout`` seconds is named in the log and left behind, so
-        ``close()`` always returns.
-        """
+        """Stop background work and close the database; safe to call twice. A summary tick
+        in progress may finish; a task still running after ``timeout`` seconds is named in the
+        log and left behind, so ``close()`` always returns."""
         if self._closed:
             return
         self._closed = True
@@ -139,6 +130,16 @@ class Memory:
     def _live(self) -> None:
         if self._closed:
             raise Closed("this Memory is closed")
+
+    def _session(self, session: str) -> str:
+        self._live()
+        return check_session(session)
+
+    def _scope(self, session: str | None) -> None:
+        """A session, or ``None`` for every session of the tenant."""
+        self._live()
+        if session is not None:
+            check_session(session)
 
     def _start_background(self) -> None:
         self._background.start("memstrata-sweeper", self._sweep_loop)
@@ -162,10 +163,8 @@ class Memory:
         await self.summarize_due()
 
     async def sweep(self) -> list[str]:
-        """Purge ``temp-`` sessions idle for ``temp_idle_minutes`` (all strata, all tenants).
-
-        Runs every minute in the background; returns the ids purged in this tenant.
-        """
+        """Purge ``temp-`` sessions idle for ``temp_idle_minutes`` (all strata, all tenants;
+        every minute in the background); returns the ids purged in this tenant."""
         self._live()
         idle_before = self._clock() - self.settings.temp_idle_minutes * 60 * 10**9
         gone = await self._store.purge_idle("temp-", idle_before)
@@ -177,8 +176,7 @@ class Memory:
                   sender: str | None = None, at: int | None = None,
                   meta: Mapping[str, Any] | None = None, key: str | None = None) -> Message:
         """Store one message; when this returns, it is committed."""
-        self._live()
-        check_session(session)
+        self._session(session)
         now = self._clock()
         d = draft(role, content, sender=sender, at=at, meta=meta, key=key, now=now,
                   max_chars=self.settings.max_content_chars)
@@ -189,27 +187,16 @@ class Memory:
 
     async def add_many(self, session: str, items: Iterable[Mapping[str, Any]]) -> list[Message]:
         """Store several messages atomically: all are committed, or none (on any bad item)."""
-        self._live()
-        check_session(session)
+        self._session(session)
         now = self._clock()
-        drafts = [self._draft_item(i, item, now) for i, item in enumerate(items)]
+        drafts = [draft_item(i, item, now=now, max_chars=self.settings.max_content_chars)
+                  for i, item in enumerate(items)]
         if not drafts:
             return []
         out = await self._store.append(self.tenant, session, drafts, now=now,
                                        policy=self._policy, index=self._indexing)
         self._wake_indexer()
         return out
-
-    def _draft_item(self, i: int, item: Any, now: int) -> Draft:
-        if not isinstance(item, Mapping):
-            raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
-        unknown = sorted(set(item) - _ITEM_FIELDS)
-        if unknown:
-            raise InvalidInput(f"items[{i}].{unknown[0]}", "unknown field; allowed: role, "
-                               "content, sender, at, meta, key")
-        return draft(item.get("role"), item.get("content"), sender=item.get("sender"),
-                     at=item.get("at"), meta=item.get("meta"), key=item.get("key"), now=now,
-                     max_chars=self.settings.max_content_chars, prefix=f"items[{i}].")
 
     @property
     def _indexing(self) -> bool:
@@ -232,9 +219,7 @@ class Memory:
     async def index_backlog(self) -> int:
         """Messages of this tenant still waiting to be embedded (0 without an embedder)."""
         self._live()
-        if self._indexer is None:
-            return 0
-        return await self._store.vectors.backlog(self.tenant)
+        return 0 if self._indexer is None else await self._indexer.backlog()
 
     async def reindex(self) -> int:
         """Drop this tenant's vectors and queue every hot message again (after changing the
@@ -242,9 +227,7 @@ class Memory:
         self._live()
         if self._indexer is None:
             raise InvalidInput("embedder", "re-indexing needs an embedder; none is configured")
-        queued = await self._store.vectors.requeue(self.tenant)
-        self._wake_indexer()
-        return queued
+        return await self._indexer.requeue()
 
     async def forget(self, message_id: int) -> bool:
         """Remove one message from every stratum; ``False`` if no such message.
@@ -258,51 +241,29 @@ class Memory:
 
     async def context(self, session: str, query: str | None = None) -> Context:
         """The window and summary to send before the new user input."""
-        self._live()
-        check_session(session)
+        self._session(session)
         if query is not None and not isinstance(query, str):
             raise InvalidInput("query", "must be the new user input as text, or None")
         if query is not None:
             check_unicode(query, "query")
         window, summary = await self._store.window_and_summary(
             self.tenant, session, self.settings.window_messages)
-        decision = self._runner.decision_llm
-        if summary is not None and summary.kind == "llm" and decision is not None and query:
-            relevance = await select_relevant(summary.body, query, decision)
-            await self._store.runs.add_tokens(self.tenant, session, relevance.tokens_in,
-                                              relevance.tokens_out)
-            body = relevance.body
-            summary = None if body is None else Summary(
-                session=summary.session, kind=summary.kind, body=body, cursor=summary.cursor,
-                created_at=summary.created_at, tokens_in=summary.tokens_in,
-                tokens_out=summary.tokens_out)
+        if summary is not None and query:
+            summary = await self._runner.relevant(self.tenant, summary, query)
         return pack(session, window, summary, self.settings.timezone)
 
     async def search(self, session: str | None, query: str, *, match: str | None = None,
                      time_range: str = "all", limit: int | None = None,
                      exclude_window: bool = True) -> list[Hit]:
         """Search one session (or, with ``session=None``, every session of the tenant)."""
-        self._live()
-        if session is not None:
-            check_session(session)
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query", "must be non-empty text")
-        check_unicode(query, "query")
-        mode = match_mode(match, semantic=self.embedder is not None)
-        lim = check_limit(limit, self.settings)
-        low = since(time_range, self._clock())
-        if not isinstance(exclude_window, bool):
-            raise InvalidInput("exclude_window", "must be true or false")
-        if mode == "keyword":
-            ranked = await self._searcher.keyword(session, query, since=low, limit=lim)
-            return sorted(ranked, key=lambda h: h.message.id)
-        return await self._searcher.ranked(session, query, mode=mode, since=low, limit=lim,
-                                           exclude_window=exclude_window)
+        self._scope(session)
+        return await self._searcher.search(session, query, match=match, time_range=time_range,
+                                           limit=limit, exclude_window=exclude_window,
+                                           now=self._clock())
 
     def match_modes(self) -> list[str]:
         """The match modes this Memory can serve (semantic ones need an embedder)."""
         return list(MATCH_MODES) if self.embedder is not None else ["keyword"]
-
 
     async def read(self, message_id: int, *, before: int | None = None,
                    after: int | None = None) -> list[Message]:
@@ -322,9 +283,7 @@ class Memory:
     async def recent(self, session: str | None, *, time_range: str = "all",
                      limit: int | None = None, before_id: int | None = None) -> list[Message]:
         """Recent messages, newest first, paged by ``before_id`` (the ``list`` tool mode)."""
-        self._live()
-        if session is not None:
-            check_session(session)
+        self._scope(session)
         if before_id is not None:
             check_message_id(before_id, "before_id")
         return await self._store.page(self.tenant, session, since=since(time_range, self._clock()),
@@ -344,8 +303,7 @@ class Memory:
         ``ProviderError`` when a chunk fails; the chunks before it stay saved). Without one,
         the summary is a digest of the messages between the cursor and the context window.
         """
-        self._live()
-        check_session(session)
+        self._session(session)
         if is_temp(session):
             return None
         summary = await self._runner.summarize(self.tenant, session, include_window=False)
@@ -366,18 +324,16 @@ class Memory:
 
     async def stats(self, session: str) -> SessionStats:
         """Counts, hot tier, cutoff, cursor and summary cost of one session."""
-        self._live()
-        check_session(session)
+        self._session(session)
         row = await self._store.session(self.tenant, session)
         if row is None:
             raise NotFound(f"no session {session!r} in tenant {self.tenant!r}")
         summary = await self._store.get_summary(self.tenant, session)
         run = await self._store.runs.state(self.tenant, session)
         backlog = other = 0
-        if self.embedder is not None:
-            backlog = await self._store.vectors.backlog(self.tenant, session)
-            other = await self._store.vectors.other_model_count(
-                self.tenant, vector_model(self.embedder.model_id))
+        if self._indexer is not None:
+            backlog = await self._indexer.backlog(session)
+            other = await self._indexer.other_model_vectors()
         return SessionStats(
             session=session, messages=row.messages, hot_messages=row.hot_messages,
             hot_bytes=row.hot_bytes, cutoff=row.cutoff,
@@ -391,8 +347,7 @@ class Memory:
     async def reset(self, session: str, mode: str = "summary") -> None:
         """``summary``: summarise everything, then delete the messages and keep the summary
         (a failed summary aborts the reset). ``all``: delete messages and summary."""
-        self._live()
-        check_session(session)
+        self._session(session)
         if mode not in ("summary", "all"):
             raise InvalidInput("mode", f"must be 'summary' or 'all'; got {mode!r}")
         if mode == "summary" and not is_temp(session):
@@ -403,66 +358,38 @@ class Memory:
 
     async def remove(self, session: str) -> bool:
         """Delete the session from every stratum; ``False`` if it did not exist."""
-        self._live()
-        check_session(session)
+        self._session(session)
         return await self._store.remove_session(self.tenant, session)
 
     # -- import / export -------------------------------------------------------------------
 
-    async def export(self, session: str) -> AsyncIterator[dict[str, Any]]:
+    def export(self, session: str) -> AsyncIterator[dict[str, Any]]:
         """The session as records: its messages (oldest first), then its summary."""
-        self._live()
-        check_session(session)
-        cursor: int | None = None
-        while True:
-            batch = await self._store.after_cursor(self.tenant, session, cursor,
-                                                   limit=_EXPORT_BATCH)
-            for m in batch:
-                yield {"type": "message", "id": m.id, "role": m.role, "content": m.content,
-                       "sender": m.sender, "at": m.at, "meta": m.meta}
-            if len(batch) < _EXPORT_BATCH:
-                break
-            cursor = batch[-1].id
-        summary = await self._store.get_summary(self.tenant, session)
-        if summary is not None:
-            yield {"type": "summary", "kind": summary.kind, "body": summary.body,
-                   "cursor": summary.cursor, "created_at": summary.created_at}
+        return self._transfer.export(self.tenant, self._session(session))
 
     async def import_(self, session: str, records: Iterable[Any]) -> int:
         """Import exported records (all or nothing); returns the number of messages added.
 
         A bad record raises ``InvalidInput`` naming its line (1-based) and nothing is stored.
         """
-        self._live()
-        check_session(session)
-        now = self._clock()
-        parsed = parse_records(session, records, now=now,
-                               max_chars=self.settings.max_content_chars)
-        messages = await self._store.import_session(
-            self.tenant, session, parsed.drafts, parsed.summary_for(), now=now,
-            policy=self._policy, index=self._indexing)
+        count = await self._transfer.import_records(self.tenant, self._session(session),
+                                                    records, index=self._indexing)
         self._wake_indexer()
-        return len(messages)
+        return count
 
     async def import_history(self, session: str, history: Any) -> int:
         """Import a history array as the Go runtime stores it:
         ``[{"role", "content", "sendAt" (ns), "sender"}]``. All or nothing."""
-        self._live()
-        check_session(session)
-        now = self._clock()
-        drafts = parse_history(history, now=now, max_chars=self.settings.max_content_chars)
-        messages = await self._store.import_session(self.tenant, session, drafts, None,
-                                                    now=now, policy=self._policy,
-                                                    index=self._indexing)
+        count = await self._transfer.import_history(self.tenant, self._session(session),
+                                                    history, index=self._indexing)
         self._wake_indexer()
-        return len(messages)
+        return count
 
     # -- tools and checks ------------------------------------------------------------------
 
     def tools(self, session: str) -> Tools:
         """The model-facing tools (``chat_history``) bound to a session."""
-        self._live()
-        return Tools(self, check_session(session))
+        return Tools(self, self._session(session))
 
     async def check(self) -> list[str]:
         """Integrity problems of the database (empty when healthy)."""

@@ -112,6 +112,24 @@ class Indexer:
             return await self._vectors.backlog_all()
         return await self._vectors.backlog(self._tenant)
 
+    async def backlog(self, session: str | None = None) -> int:
+        """Messages of the tenant (or of one session) still waiting to be embedded."""
+        assert self._tenant is not None, "an indexer of every tenant has no tenant backlog"
+        return await self._vectors.backlog(self._tenant, session)
+
+    async def requeue(self) -> int:
+        """Drop the tenant's vectors and queue every hot message again; returns the backlog."""
+        assert self._tenant is not None, "re-indexing is done one tenant at a time"
+        queued = await self._vectors.requeue(self._tenant)
+        self.wake.set()
+        return queued
+
+    async def other_model_vectors(self) -> int:
+        """The tenant's vectors made by another model than this indexer's (to re-index)."""
+        assert self._tenant is not None
+        return await self._vectors.other_model_count(self._tenant,
+                                                     vector_model(self._embedder.model_id))
+
     async def run(self, stop: asyncio.Event) -> None:
         """The background loop: index while there is work, idle when there is none, back off
         on errors; returns once ``stop`` is set."""

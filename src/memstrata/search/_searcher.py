@@ -15,14 +15,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import Settings
-from ..errors import ProviderError
+from ..errors import InvalidInput, ProviderError
 from ..providers import Embedder
 from ..store import Store, VectorStore
-from ..text import fts_match_expression, query_terms
+from ..text import check_unicode, fts_match_expression, query_terms
 from ..types import Hit, HitSource
 from ._cache import VectorCache
 from ._fusion import SessionIndex, build_session_index, search_session, vector_model
-from ._modes import expand, keyword_ranking
+from ._modes import check_limit, expand, keyword_ranking, match_mode, since
 
 __all__ = ["CachedIndex", "Searcher"]
 
@@ -57,6 +57,25 @@ class Searcher:
         self._cache = cache
         self._settings = settings
         self._tenant = tenant
+
+    async def search(self, session: str | None, query: object, *, match: object,
+                     time_range: object, limit: object, exclude_window: object,
+                     now: int) -> list[Hit]:
+        """Check a search's arguments (``InvalidInput`` naming the field), then run it: keyword
+        hits in chronological order, or semantic/hybrid hits with their neighbours."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query", "must be non-empty text")
+        check_unicode(query, "query")
+        mode = match_mode(match, semantic=self._embedder is not None)
+        lim = check_limit(limit, self._settings)
+        low = since(time_range, now)
+        if not isinstance(exclude_window, bool):
+            raise InvalidInput("exclude_window", "must be true or false")
+        if mode == "keyword":
+            ranked = await self.keyword(session, query, since=low, limit=lim)
+            return sorted(ranked, key=lambda h: h.message.id)
+        return await self.ranked(session, query, mode=mode, since=low, limit=lim,
+                                 exclude_window=exclude_window)
 
     async def keyword(self, session: str | None, query: str, *, since: int | None,
                       limit: int) -> list[Hit]:

@@ -8,6 +8,7 @@ two workers off the same session with an expiring lease, and backs a failing ses
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,7 @@ from ..providers import LLM
 from ..store import Store
 from ..types import Summary
 from ._digest import digest_body
+from ._relevance import select_relevant
 from ._run import SummaryFailed, body_kind, run_summary
 from ._scheduler import next_retry
 
@@ -42,6 +44,19 @@ class SummaryRunner:
         self._clock = clock
         self._tz = ZoneInfo(settings.timezone)
         self.owner = worker_id()
+
+    async def relevant(self, tenant: str, summary: Summary, query: str) -> Summary | None:
+        """``summary`` cut to the entries relevant to ``query`` by the decision model
+        (``None``: nothing is relevant); unchanged without a decision model, for a digest, or
+        when the model fails. The call's tokens count in the session's tally."""
+        if self.decision_llm is None or summary.kind != "llm":
+            return summary
+        relevance = await select_relevant(summary.body, query, self.decision_llm)
+        await self._store.runs.add_tokens(tenant, summary.session, relevance.tokens_in,
+                                          relevance.tokens_out)
+        if relevance.body is None:
+            return None
+        return dataclasses.replace(summary, body=relevance.body)
 
     async def summarize(self, tenant: str, session: str, *, include_window: bool,
                         wait: bool = True) -> Summary | None:
