@@ -10,11 +10,10 @@ from helpers import Saves
 from llm_server import LLMServer, Reply, Request
 
 from memstrata.config import Settings
-from memstrata.errors import ProviderError
+from memstrata.errors import InvalidSummary, ProviderError, SummaryFailed
 from memstrata.providers import make_llm
 from memstrata.providers._base import LLM
-from memstrata.summary._run import SummaryFailed, run_summary
-from memstrata.summary._schema import InvalidSummary
+from memstrata.summary._run import run_summary
 from memstrata.types import Message, Role, Summary
 
 T0 = 1_714_557_600 * 1_000_000_000

@@ -8,19 +8,16 @@ import pytest
 from helpers import Saves
 
 from memstrata.config import Settings
-from memstrata.errors import ProviderError
+from memstrata.errors import InvalidSummary, ProviderError, SummaryFailed
 from memstrata.providers import FakeLLM
 from memstrata.summary._run import (
-    SummaryFailed,
-    SummaryResult,
     _batches,
     body_kind,
     chunk_messages,
     conversations,
     run_summary,
 )
-from memstrata.summary._schema import InvalidSummary
-from memstrata.types import Message, Role, Summary
+from memstrata.types import Message, Role, Summary, SummaryResult
 
 T0 = 1_714_557_600 * 1_000_000_000  # 2024-05-01 10:00 UTC
 MINUTE = 60 * 1_000_000_000

@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from memstrata.errors import ProviderError
+from memstrata.errors import InvalidSummary, ProviderError
 from memstrata.summary._schema import (
-    InvalidSummary,
     normalise_decision,
     normalise_summary,
     parse_summary,

@@ -7,6 +7,8 @@
     ├── NotFound (LookupError)     the session, message or record does not exist
     ├── StoreError                 the database failed (raised from the driver's error)
     ├── ProviderError              an LLM or embedding provider failed after its retries
+    │   ├── InvalidSummary         the model replied, but not with a usable summary
+    │   └── SummaryFailed          a summary chunk failed; earlier chunks stay saved
     ├── FlushTimeout (TimeoutError) flush(timeout=…) ran out of time; nothing was lost
     └── Closed                     the Memory was used after close()
 
@@ -15,14 +17,18 @@ Every error carries a message that says what was wrong and what is allowed.
 
 from __future__ import annotations
 
+from .types import SummaryResult
+
 __all__ = [
     "Closed",
     "FlushTimeout",
     "InvalidInput",
+    "InvalidSummary",
     "MemstrataError",
     "NotFound",
     "ProviderError",
     "StoreError",
+    "SummaryFailed",
 ]
 
 
@@ -60,3 +66,17 @@ class Closed(MemstrataError):
 
 class FlushTimeout(MemstrataError, TimeoutError):
     """``flush(timeout=…)`` ran out of time with messages still waiting to be indexed."""
+
+
+class InvalidSummary(ProviderError):
+    """The model replied, but not with a usable summary (no JSON object, or fewer than two of
+    the three summary keys)."""
+
+
+class SummaryFailed(ProviderError):
+    """A chunk failed or its reply did not parse. Earlier chunks are saved (``result``);
+    later ones were not sent. The cause is the provider's error or :class:`InvalidSummary`."""
+
+    def __init__(self, message: str, result: SummaryResult) -> None:
+        super().__init__(message)
+        self.result = result

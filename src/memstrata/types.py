@@ -32,6 +32,7 @@ __all__ = [
     "SessionStats",
     "Summary",
     "SummaryKind",
+    "SummaryResult",
     "Vectors",
 ]
 
@@ -126,6 +127,26 @@ class Draft:
     """The text to index when it differs from ``content`` (CJK runs split into pairs)."""
     size: int = 0
     """UTF-8 bytes of ``content``: what the bytes policy counts."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummaryResult:
+    """What a run did. ``body``/``cursor`` are what was last saved (the previous summary's when
+    nothing was saved); tokens count every model call of the run, the failed one included."""
+
+    body: dict[str, Any] | None
+    cursor: int | None
+    saved: bool
+    chunks: int
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    unsaved_tokens_in: int = 0
+    unsaved_tokens_out: int = 0
+    """Tokens spent after the last ``save`` (a failed chunk's call, or a decision call when
+    nothing was saved): record them with the error, ``save`` never saw them."""
+    noise_dropped: int = 0
+    overturned: int = 0
 
 
 # -- error memory ----------------------------------------------------------------------------

@@ -17,9 +17,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..config import Settings
-from ..errors import ProviderError
+from ..errors import InvalidSummary, ProviderError, SummaryFailed
 from ..providers import LLM, Completion
-from ..types import Message, Summary, SummaryKind
+from ..types import Message, Summary, SummaryKind, SummaryResult
 from ._prompts import (
     decision_system_prompt,
     decision_user_message,
@@ -30,7 +30,6 @@ from ._schema import (
     CURRENT,
     DECISIONS,
     PAST,
-    InvalidSummary,
     empty_summary,
     first_object,
     parse_summary,
@@ -39,10 +38,7 @@ from ._schema import (
 
 __all__ = [
     "Decision",
-    "InvalidSummary",
     "Save",
-    "SummaryFailed",
-    "SummaryResult",
     "apply_decision",
     "body_kind",
     "chunk_messages",
@@ -60,35 +56,6 @@ Save = Callable[[dict[str, Any], int, int, int], Awaitable[None]]
 
 SUMMARY_MAX_TOKENS = 4096
 DECISION_MAX_TOKENS = 1024
-
-
-@dataclass(frozen=True, kw_only=True)
-class SummaryResult:
-    """What a run did. ``body``/``cursor`` are what was last saved (the previous summary's when
-    nothing was saved); tokens count every model call of the run, the failed one included."""
-
-    body: dict[str, Any] | None
-    cursor: int | None
-    saved: bool
-    chunks: int
-    calls: int
-    tokens_in: int
-    tokens_out: int
-    unsaved_tokens_in: int = 0
-    unsaved_tokens_out: int = 0
-    """Tokens spent after the last ``save`` (a failed chunk's call, or a decision call when
-    nothing was saved): record them with the error, ``save`` never saw them."""
-    noise_dropped: int = 0
-    overturned: int = 0
-
-
-class SummaryFailed(ProviderError):
-    """A chunk failed or its reply did not parse. Earlier chunks are saved (``result``);
-    later ones were not sent. The cause is the provider's error or :class:`InvalidSummary`."""
-
-    def __init__(self, message: str, result: SummaryResult) -> None:
-        super().__init__(message)
-        self.result = result
 
 
 def body_kind(body: Mapping[str, Any]) -> SummaryKind:

@@ -17,13 +17,13 @@ from zoneinfo import ZoneInfo
 from .._background import worker_id
 from .._ingest import is_temp
 from ..config import Settings
-from ..errors import ProviderError
+from ..errors import ProviderError, SummaryFailed
 from ..providers import LLM
 from ..store import Store
 from ..types import Summary
 from ._digest import digest_body
 from ._relevance import select_relevant
-from ._run import SummaryFailed, body_kind, run_summary
+from ._run import body_kind, run_summary
 from ._scheduler import next_retry
 
 __all__ = ["LEASE_TTL_NS", "SummaryRunner"]

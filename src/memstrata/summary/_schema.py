@@ -19,14 +19,13 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from ..errors import ProviderError
+from ..errors import InvalidSummary
 
 __all__ = [
     "CURRENT",
     "DECISIONS",
     "KEYS",
     "PAST",
-    "InvalidSummary",
     "empty_summary",
     "extract_object",
     "first_object",
@@ -60,11 +59,6 @@ _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S",
                  "%Y/%m/%d %H:%M", "%Y-%m-%d")
 _EXCERPT = 160
-
-
-class InvalidSummary(ProviderError):
-    """The model replied, but not with a usable summary (no JSON object, or fewer than two of
-    the three summary keys)."""
 
 
 def empty_summary() -> dict[str, Any]:
