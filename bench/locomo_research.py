@@ -267,8 +267,9 @@ class Variant:
         elif self.mode == "semantic":
             s = self.semantic(c, qi)
         else:
-            s = fusion.hybrid_scores(self.keyword(c, qi), self.semantic(c, qi),
-                                     semantic_weight=self.semantic_weight)
+            # Score-level fusion of the two normalised rankings.
+            s = (fusion.minmax(self.keyword(c, qi))
+                 + np.float32(self.semantic_weight) * fusion.minmax(self.semantic(c, qi)))
         return fusion.top_indices(s, max(KS))
 
 

@@ -15,7 +15,6 @@ from memstrata.search._fusion import (
     build_keyword_index,
     build_session_index,
     embedding_key,
-    hybrid_scores,
     keyword_scores,
     minmax,
     neighbour_smooth,
@@ -125,15 +124,6 @@ def test_minmax() -> None:
     assert np.allclose(minmax(np.array([2.0, 4.0, 3.0], dtype=np.float32)), [0.0, 1.0, 0.5])
     assert minmax(np.array([3.0, 3.0], dtype=np.float32)).tolist() == [0.0, 0.0]
     assert minmax(np.zeros(0, dtype=np.float32)).shape == (0,)
-
-
-def test_hybrid_scores_let_a_weak_semantic_signal_break_keyword_ties() -> None:
-    kw = np.array([5.0, 5.0, 0.0], dtype=np.float32)
-    cos = np.array([0.1, 0.3, 0.9], dtype=np.float32)
-    s = hybrid_scores(kw, cos, semantic_weight=0.5)
-    assert list(top_indices(s, 3)) == [1, 0, 2]
-    with pytest.raises(ValueError):
-        hybrid_scores(kw, cos[:2])
 
 
 def test_top_indices_order_ties_and_mask() -> None:

@@ -10,7 +10,7 @@ from llm_server import LLMServer, Reply
 
 from memstrata.errors import ProviderError
 from memstrata.providers import FakeLLM, make_llm
-from memstrata.summary._relevance import filter_relevant, select_relevant
+from memstrata.summary._relevance import select_relevant
 
 SUMMARY: dict[str, Any] = {
     "key_decisions": ["Do: answer in Traditional Chinese", "Do: use PostgreSQL",
@@ -45,28 +45,29 @@ async def test_only_relevant_entries_are_kept() -> None:
 
 
 async def test_nothing_relevant_means_no_block() -> None:
-    assert await filter_relevant(SUMMARY, "what's 2+2?", FakeLLM([verdict([], [], False)])) \
-        is None
+    nothing = await select_relevant(SUMMARY, "what's 2+2?", FakeLLM([verdict([], [], False)]))
+    assert nothing.body is None
 
 
 @pytest.mark.parametrize("reply", [ProviderError("down"), "not json",
                                    '{"key_decisions": "all"}', verdict([1], [], "yes")])
 async def test_failure_keeps_everything(reply: str | ProviderError) -> None:
-    assert await filter_relevant(SUMMARY, "hi", FakeLLM([reply])) == SUMMARY
+    assert (await select_relevant(SUMMARY, "hi", FakeLLM([reply]))).body == SUMMARY
 
 
 async def test_no_model_no_query_or_nothing_to_choose_means_no_call() -> None:
-    assert await filter_relevant(SUMMARY, "hi", None) == SUMMARY
+    assert (await select_relevant(SUMMARY, "hi", None)).body == SUMMARY
     llm = FakeLLM()
-    assert await filter_relevant(SUMMARY, "  ", llm) == SUMMARY
+    assert (await select_relevant(SUMMARY, "  ", llm)).body == SUMMARY
     digest = {"text": "earlier"}
-    assert await filter_relevant(digest, "hi", llm) == digest
-    assert await filter_relevant(None, "hi", llm) is None
+    assert (await select_relevant(digest, "hi", llm)).body == digest
+    assert (await select_relevant(None, "hi", llm)).body is None
     assert llm.calls == []
 
 
 async def test_out_of_range_numbers_are_ignored() -> None:
-    body = await filter_relevant(SUMMARY, "q", FakeLLM([verdict([3, 9, "2", True], [0], True)]))
+    body = (await select_relevant(SUMMARY, "q",
+                                  FakeLLM([verdict([3, 9, "2", True], [0], True)]))).body
     assert body is not None
     assert body["key_decisions"] == SUMMARY["key_decisions"][1:]
     assert body["past_discussions"] == []

@@ -67,7 +67,6 @@ __all__ = [
     "build_keyword_index",
     "build_session_index",
     "embedding_key",
-    "hybrid_scores",
     "keyword_scores",
     "minmax",
     "neighbour_smooth",
@@ -171,15 +170,6 @@ def top_indices(scores: FloatArray, k: int, eligible: npt.NDArray[np.bool_] | No
     part = np.argpartition(-s, k - 1)[:k] if k < len(s) else np.arange(len(s))
     order = np.lexsort((-part, -s[part]))
     out: IntArray = part[order].astype(np.int64)
-    return out
-
-
-def hybrid_scores(keyword: FloatArray, semantic: FloatArray, *, semantic_weight: float = 0.8
-                  ) -> FloatArray:
-    """Score-level fusion: ``minmax(keyword) + semantic_weight * minmax(semantic)``."""
-    if keyword.shape != semantic.shape:
-        raise ValueError("keyword and semantic scores must have the same shape")
-    out: FloatArray = minmax(keyword) + np.float32(semantic_weight) * minmax(semantic)
     return out
 
 

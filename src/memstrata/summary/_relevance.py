@@ -19,7 +19,7 @@ from ..providers import LLM
 from ._prompts import relevance_system_prompt, relevance_user_message
 from ._schema import CURRENT, DECISIONS, PAST, first_object
 
-__all__ = ["Relevance", "filter_relevant", "select_relevant"]
+__all__ = ["Relevance", "select_relevant"]
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +102,3 @@ async def select_relevant(summary: Mapping[str, Any] | None, query: str | None,
                          tokens_out=reply.tokens_out)
     return Relevance(body=body, filtered=True, tokens_in=reply.tokens_in,
                      tokens_out=reply.tokens_out)
-
-
-async def filter_relevant(summary: Mapping[str, Any] | None, query: str | None,
-                          llm: LLM | None) -> dict[str, Any] | None:
-    """:func:`select_relevant` without the bookkeeping: the body to show, or ``None``."""
-    return (await select_relevant(summary, query, llm)).body
