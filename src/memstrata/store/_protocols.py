@@ -121,8 +121,9 @@ class VectorStore(Protocol):
 
     async def claim(self, worker: str, *, tenant: str | None, limit: int, now: int,
                     stale_before: int) -> list[Claimed]:
-        """Claim up to ``limit`` queued messages, oldest first, for ``worker``; a claim made
-        before ``stale_before`` may be taken over (its indexer is presumed dead)."""
+        """Claim up to ``limit`` queued messages, oldest first, for ``worker`` (a token that
+        names one batch); a claim made before ``stale_before`` may be taken over (its indexer
+        is presumed dead)."""
         ...
 
     async def put(self, worker: str, model: str, dim: int,
@@ -157,7 +158,8 @@ class VectorStore(Protocol):
         ...
 
     async def requeue(self, tenant: str) -> int:
-        """Drop the tenant's vectors and queue every hot message again; return the backlog."""
+        """Drop the tenant's vectors and queue every hot message again; return the backlog.
+        Batches claimed before it lapse: storing them afterwards stores nothing."""
         ...
 
 

@@ -76,7 +76,8 @@ class SQLiteErrorStore:
 
     async def delete(self, tenant: str, prefix: str, *, now: int,
                      limit: int) -> builtins.list[str]:
-        params = {"tenant": tenant, "prefix": prefix, "now": now, "limit": limit}
+        # At least two ids are read, so an ambiguous prefix is always seen as one.
+        params = {"tenant": tenant, "prefix": prefix, "now": now, "limit": max(limit, 2)}
 
         def body(c: sqlite3.Connection) -> builtins.list[str]:
             # Resolve and delete in one transaction, so the prefix cannot become ambiguous

@@ -211,6 +211,9 @@ ORDER BY m.id"""
 COUNT_OTHER_MODEL_VECTORS = "SELECT count(*) FROM vectors WHERE tenant = ? AND model != ?"
 
 DELETE_TENANT_VECTORS = "DELETE FROM vectors WHERE tenant = ?"
+# Batches claimed before a re-index were embedded for the old vectors: their claims lapse, so
+# storing them finds no owner and the messages are embedded again.
+UNCLAIM_TENANT = "UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL WHERE tenant = ?"
 SELECT_TENANT_SESSIONS = "SELECT id FROM sessions WHERE tenant = ?"
 REQUEUE_HOT = """
 INSERT OR IGNORE INTO index_queue (message_id, tenant, session)

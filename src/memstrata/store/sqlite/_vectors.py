@@ -117,6 +117,7 @@ class SQLiteVectors:
         """Drop the tenant's vectors and queue every hot message again; returns the backlog."""
         def body(c: sqlite3.Connection) -> int:
             c.execute(sql.DELETE_TENANT_VECTORS, (tenant,))
+            c.execute(sql.UNCLAIM_TENANT, (tenant,))
             for (session,) in c.execute(sql.SELECT_TENANT_SESSIONS, (tenant,)).fetchall():
                 c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
             c.execute(sql.REQUEUE_HOT, (tenant,))
