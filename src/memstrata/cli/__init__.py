@@ -1,8 +1,9 @@
 """The ``memstrata`` command line: each command is one ``Memory`` call (or a loop of them).
 
-Global options pick the database, tenant and settings; ``--json`` switches every command to
-machine-readable output on stdout. Bad input exits with code 2 and a one-line error on stderr;
-a failing model, database or integrity check exits with 1.
+Global options pick the database, tenant and settings; ``--json`` (before or after the command)
+switches every command to machine-readable output on stdout and JSON lines on stderr. Bad input
+exits with code 2 and a one-line error on stderr; a failing model, database or integrity check
+exits with 1.
 
 The commands live in the private modules of this package, which register on the shared app
 when imported here, in the order ``--help`` lists them.
@@ -40,7 +41,9 @@ def _options(
     no_embedder: Annotated[bool, typer.Option(
         "--no-embedder", help="No embedding model: keyword search only (same as "
                               "MEMSTRATA_EMBEDDER=none).")] = False,
-    json_: Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")] = False,
+    json_: Annotated[bool, typer.Option(
+        "--json", help="Machine-readable JSON output, errors included (here or after the "
+                       "command).")] = False,
 ) -> None:
     """Layered long-term conversation memory for LLM agents (embedded SQLite, offline)."""
     ctx.obj = State(db=db, tenant=tenant, config=config, json=json_, no_embedder=no_embedder)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import shlex
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated
@@ -13,12 +15,14 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from .._context import format_time
+from .._context import Context, format_time
 from ..errors import InvalidInput
 from ..memory import Memory
+from ..store import check_file
 from ..types import Hit, Message
-from ._app import app, emit_json, err, fail, get_state, out, run
+from ._app import app, asks, confirm, emit_json, err, exits, fail, get_state, note, out, run
 from ._index import catch_up
+from ._lookup import Missing, lookup, missing
 from ._render import (
     context_json,
     hit_json,
@@ -106,7 +110,15 @@ def context(
 ) -> None:
     """Show the context window and summary to send before the next user input."""
     state = get_state(ctx)
-    ctx_ = run(state, lambda mem: mem.context(session, query=query))
+
+    async def work(mem: Memory) -> tuple[Context, Missing | None]:
+        shown = await mem.context(session, query=query)
+        empty = not shown.messages and shown.summary is None
+        return shown, await missing(mem, session) if empty else None
+
+    ctx_, gone = run(state, work)
+    if gone is not None:
+        gone.warn()  # the empty context below is still the right answer for a new session
     if fmt is Format.openai:
         emit_json(ctx_.to_openai())
     elif fmt is Format.anthropic:
@@ -159,17 +171,30 @@ def search(
     state = get_state(ctx)
     session, query = _split_words(words, all_)
     mode = match
+    gone: Missing | None = None
+    pending = 0
 
     async def work(mem: Memory) -> list[Hit]:
-        if mem.embedder is not None and mode != "keyword":
+        nonlocal gone, pending
+        gone = await missing(mem, session) if session is not None else None
+        if mem.embedder is not None and mode != "keyword" and gone is None:
             await catch_up(mem, quiet=state.json, strict=mode == "semantic")
-        return await mem.search(session, query, match=mode, time_range=time_range,
+        hits = await mem.search(session, query, match=mode, time_range=time_range,
                                 limit=limit, exclude_window=exclude_window)
+        if not hits and mem.embedder is not None and mode != "keyword":
+            pending = await mem.index_backlog(session)  # indexing failed or fell behind
+        return hits
 
     hits = run(state, work)
+    if gone is not None:
+        gone.warn()
     tz = state.tz()
     if state.json:
         emit_json([hit_json(h, tz) for h in hits])
+    elif not hits and pending:
+        out().print(f"no messages match {query!r} yet: indexing is pending for {pending} "
+                    "message(s), which search by meaning cannot see until they are embedded; "
+                    "search again later, or use --match keyword")
     elif not hits:
         out().print(f"no messages match {query!r}")
     else:
@@ -232,15 +257,35 @@ def summarize(ctx: typer.Context,
         out().print(Text(json.dumps(body, ensure_ascii=False, indent=2)), soft_wrap=True)
 
 
+_YES = typer.Option("--yes", "-y", help="Do not ask for confirmation (asked only when stdin "
+                                         "is a terminal).")
+
+
+def _counted(n: int, what: str) -> str:
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
+
+
 @app.command()
 def reset(ctx: typer.Context,
           session: Annotated[str, typer.Argument(help="Session id.")],
           mode: Annotated[ResetMode, typer.Option(help="summary: summarise, then delete the "
                                                        "messages and keep the summary; all: "
                                                        "delete both.")] = ResetMode.summary,
+          yes: Annotated[bool, _YES] = False,
           ) -> None:
     """Delete a session's messages (keeping its summary unless --mode all)."""
     state = get_state(ctx)
+    if asks(yes):
+        found = run(state, lambda mem: lookup(mem, session))
+        if isinstance(found, Missing):
+            note(f"{found.message}: nothing to reset", session=session,
+                 suggestions=found.suggestions)
+            return
+        what = _counted(found.messages, "message")
+        summary = " and its summary" if found.summary_kind is not None else ""
+        confirm(f"Reset session {session!r}: summarise it, then delete its {what} (the summary "
+                "stays)?" if mode is ResetMode.summary else
+                f"Reset session {session!r}: delete its {what}{summary}?")
     run(state, lambda mem: mem.reset(session, mode=mode.value))
     if state.json:
         emit_json({"session": session, "reset": mode.value})
@@ -250,9 +295,17 @@ def reset(ctx: typer.Context,
 
 @app.command()
 def remove(ctx: typer.Context,
-           session: Annotated[str, typer.Argument(help="Session id.")]) -> None:
+           session: Annotated[str, typer.Argument(help="Session id.")],
+           yes: Annotated[bool, _YES] = False) -> None:
     """Delete a session from every stratum."""
     state = get_state(ctx)
+    if asks(yes):
+        found = run(state, lambda mem: lookup(mem, session))
+        if isinstance(found, Missing):
+            found.fail()
+        summary = " and its summary" if found.summary_kind is not None else ""
+        confirm(f"Remove session {session!r}: delete its "
+                f"{_counted(found.messages, 'message')}{summary} from every stratum?")
     if not run(state, lambda mem: mem.remove(session)):
         fail(f"session: no session {session!r} in tenant {state.tenant!r}")
     if state.json:
@@ -276,14 +329,23 @@ def forget(ctx: typer.Context,
 
 @app.command()
 def check(ctx: typer.Context) -> None:
-    """Check the database's integrity (exit code 1 when a problem is found)."""
+    """Check the database's integrity (exit code 1 when a problem is found).
+
+    Names each damaged table, index and full-text index. The file is only read (never
+    migrated), so this works on a file too damaged to open; salvage copies out what is left.
+    """
     state = get_state(ctx)
-    problems = run(state, lambda mem: mem.check())
+    where = state.target()
+    with exits():
+        problems = asyncio.run(check_file(where))
     if state.json:
         emit_json({"ok": not problems, "problems": problems})
     elif problems:
         for p in problems:
             err().print(Text(p, style="red"), soft_wrap=True)
+        err().print(Text("to copy every record that can still be read into a new file: "
+                         f"memstrata salvage {shlex.quote(where)} NEW.db", style="yellow"),
+                    soft_wrap=True)
     else:
         out().print("ok")
     if problems:

@@ -1,8 +1,11 @@
-"""``import`` and ``export``: sessions as JSONL (or the Go runtime's history arrays)."""
+"""``import`` and ``export``: sessions as JSONL (or the Go runtime's history arrays); and
+``salvage``: a damaged database's readable records, into a new file."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import json
 import sys
 from collections.abc import Iterator
@@ -10,12 +13,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 from rich.text import Text
 
 from ..errors import InvalidInput
 from ..memory import Memory
-from ._app import State, app, emit_json, err, fail, get_state, out, run
+from ..store import salvage as salvage_file
+from ..types import Salvaged, SalvageReport
+from ._app import State, app, emit_json, err, exits, fail, get_state, note, out, run
+from ._lookup import Missing, missing
 
 __all__: list[str] = []
 
@@ -113,7 +120,10 @@ def export(
     """Write a session as JSONL: its messages, oldest first, then its summary."""
     state = get_state(ctx)
 
-    async def work(mem: Memory) -> int:
+    async def work(mem: Memory) -> int | Missing:
+        gone = await missing(mem, session)
+        if gone is not None:
+            return gone  # before the output file is created
         count = 0
         sink_cm = (output.open("w", encoding="utf-8") if output is not None
                    else contextlib.nullcontext(sys.stdout))
@@ -124,10 +134,64 @@ def export(
         return count
 
     count = run(state, work)
+    if isinstance(count, Missing):
+        count.fail()
     if count == 0:
-        err().print(Text(f"note: session {session!r} has nothing to export", style="yellow"))
+        note(f"session {session!r} has nothing to export", session=session)
     if output is not None:
         if state.json:
             emit_json({"session": session, "records": count, "file": str(output)})
         else:
             out().print(f"exported {count} records of {session} to {output}")
+
+
+@app.command()
+def salvage(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(metavar="SRC", show_default=False,
+                                          help="The damaged database (only read).")],
+    dest: Annotated[str, typer.Argument(metavar="DEST", show_default=False,
+                                        help="The new database to write; must not exist.")],
+) -> None:
+    """Copy every readable message, summary and error record into a new database.
+
+    For a damaged file: reads what SQLite still can, then scans the file's pages for the rows
+    it cannot reach, and says what was copied and what could not be read. Every tenant is
+    copied; --db and --tenant are not used.
+    """
+    state = get_state(ctx)
+    with exits():
+        report = asyncio.run(salvage_file(source, dest))
+    if state.json:
+        emit_json(dataclasses.asdict(report))
+    else:
+        _print_salvage(out(), report)
+
+
+def _print_salvage(console: Console, r: SalvageReport) -> None:
+    console.print(f"salvaged {r.source} into {r.dest}", soft_wrap=True)
+    for name, part in (("messages", r.messages), ("summaries", r.summaries),
+                       ("error records", r.error_records)):
+        console.print(f"  {name + ':':15}{_salvaged(part)}", soft_wrap=True)
+    console.print(f"  {'sessions:':15}{r.sessions:,}")
+    console.print(f"  {'embeddings:':15}{r.vectors:,} copied; {r.queued:,} hot messages queued "
+                  "for indexing")
+    if r.damage:
+        console.print(f"damage found in {r.source}:", soft_wrap=True)
+        for problem in r.damage:
+            console.print(Text(f"  {problem}"), soft_wrap=True)
+
+
+def _salvaged(part: Salvaged) -> str:
+    text = f"{part.copied:,} copied"
+    if part.from_pages:
+        text += f" ({part.from_pages:,} found by scanning pages)"
+    if part.unreadable:
+        about = "" if part.exact else "about "
+        text += f", {about}{part.unreadable:,} unreadable"
+        if part.unreadable_ids:
+            spans = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in part.unreadable_ids]
+            shown = ", ".join(spans[:5]) + (f", … ({len(spans) - 5} more ranges)"
+                                             if len(spans) > 5 else "")
+            text += f" (ids {shown})"
+    return text
