@@ -27,3 +27,6 @@ def test_locomo_benchmark_quick() -> None:
                 "memstrata hybrid"):
         assert row in out, row
     assert "per category" in out and "indexer:" in out
+    for line in ("precision checks", "abstains on", "own text ranks its message first",
+                 "rare word's messages rank above", "time_range 7d: 0 of"):
+        assert line in out, line

@@ -39,7 +39,7 @@ async def test_writes_never_wait_for_a_failing_embedder(db_path: str) -> None:
                            background=True) as mem:
         await mem.flush(timeout=30)
         assert (await mem.stats("s")).index_backlog == 0
-        assert len(working.texts) == 6
+        assert len(working.texts) == 2 * 6  # each message: its own text and its keyed text
         hits = await mem.search("s", "filler message 3 about the weather", match="semantic",
                                 exclude_window=False, limit=2)
         assert "filler message 3 about the weather" in [h.message.content for h in hits
@@ -134,7 +134,7 @@ async def test_two_indexers_never_embed_a_message_twice(db_path: str) -> None:
         for i in range(10):
             await a.add_many(f"s{i}", _chat(40))
         await asyncio.gather(a.flush(), b.flush())
-        assert len(e1.texts) + len(e2.texts) == 400
+        assert len(e1.texts) + len(e2.texts) == 2 * 400  # own text + keyed text, once each
         assert e1.texts and e2.texts
 
 
@@ -214,9 +214,9 @@ async def test_flush_waits_for_batches_the_background_indexer_holds(db_path: str
         await asyncio.sleep(0.05)  # let the background indexer claim a batch first
         await mem.flush(timeout=60)
         assert (await mem.stats("s")).index_backlog == 0
-        # Each message was embedded once (after the message before it).
+        # Each message was embedded once alone and once after the message before it.
         assert sorted(t.split("\n")[-1] for t in slow.texts) == sorted(
-            f"filler message {i} about the weather" for i in range(150))
+            f"filler message {i} about the weather" for i in range(150) for _ in (0, 1))
 
 
 async def test_closing_mid_batch_hands_the_batch_back(db_path: str) -> None:
@@ -230,7 +230,7 @@ async def test_closing_mid_batch_hands_the_batch_back(db_path: str) -> None:
                            background=False) as mem:
         assert await mem.index_backlog() == 10
         await mem.flush(timeout=5)  # would wait for a stale claim without the hand-back
-        assert len(fast.texts) == 10 and await mem.index_backlog() == 0
+        assert len(fast.texts) == 2 * 10 and await mem.index_backlog() == 0
 
 
 async def test_semantic_across_sessions_and_time_range(db_path: str, clock: ManualClock) -> None:

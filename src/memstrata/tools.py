@@ -37,6 +37,8 @@ class History(Protocol):
                      time_range: str = "all", limit: int | None = None,
                      exclude_window: bool = True) -> list[Hit]: ...
 
+    async def index_backlog(self, session: str | None = None) -> int: ...
+
     async def recent(self, session: str | None, *, time_range: str = "all",
                      limit: int | None = None, before_id: int | None = None) -> list[Message]: ...
 
@@ -51,6 +53,14 @@ _CHAT_HISTORY_DESCRIPTION = (
     "is not in view.")
 
 
+def _match_description(match_modes: list[str]) -> str:
+    """The ``match`` parameter's description, with the default this memory really uses."""
+    if "hybrid" not in match_modes:
+        return "search: how to match (default keyword: the words themselves)"
+    return ("search: how to match (default hybrid: the words or their meaning; keyword: only "
+            "messages containing the words; semantic: by meaning only)")
+
+
 def _chat_history_schema(limit_max: int, match_modes: list[str]) -> dict[str, Any]:
     return {
         "type": "object",
@@ -60,7 +70,7 @@ def _chat_history_schema(limit_max: int, match_modes: list[str]) -> dict[str, An
             "keyword": {"type": "string",
                         "description": "search: the words or phrase to look for"},
             "match": {"type": "string", "enum": match_modes,
-                      "description": "search: how to match (default keyword)"},
+                      "description": _match_description(match_modes)},
             "time_range": {"type": "string", "enum": list(TIME_RANGES),
                            "description": "search/list: how far back (1m = 30 days)"},
             "limit": {"type": "integer", "minimum": 1, "maximum": limit_max,
@@ -137,11 +147,12 @@ class Tools:
             if not isinstance(keyword, str) or not keyword.strip():
                 return "Error: keyword: search needs a non-empty keyword."
             check_unicode(keyword, "keyword")
-            hits = await self._memory.search(self.session, keyword, match=args.get("match"),
+            match = args.get("match")
+            hits = await self._memory.search(self.session, keyword, match=match,
                                              time_range=time_range,
                                              limit=self._clamp(args.get("limit")))
             if not hits:
-                return f"No messages match {keyword!r} (time range {time_range})."
+                return await self._no_match(keyword, match, time_range)
             return "\n".join(self._hit_line(h) for h in hits)
         if mode == "list":
             before = args.get("before_id")
@@ -164,6 +175,18 @@ class Tools:
                 return f"Error: id: message {mid} is not in this conversation."
             return "\n".join(("> " if m.id == mid else "  ") + self._line(m) for m in messages)
         return "Error: mode: must be one of search, list, read."
+
+    async def _no_match(self, keyword: str, match: Any, time_range: str) -> str:
+        """What the model reads when nothing matched: that, or that indexing is pending."""
+        nothing = f"No messages match {keyword!r} (time range {time_range})."
+        semantic = match in ("semantic", "hybrid") or (
+            match is None and "hybrid" in self._match_modes())
+        pending = await self._memory.index_backlog(self.session) if semantic else 0
+        if not pending:
+            return nothing
+        return (f"No messages match {keyword!r} yet (time range {time_range}): {pending} "
+                f"message(s) of this conversation are still waiting to be indexed for "
+                f"search by meaning. Try again shortly, or search with match 'keyword'.")
 
     def _line(self, m: Message) -> str:
         return f"#{m.id} [{format_time(m.at, self._tz)} · {m.sender or m.role}] {m.content}"

@@ -24,6 +24,7 @@ from ._registry import (
     register_llm,
 )
 from ._retry import RetryPolicy
+from ._threads import blas_threads
 
 __all__ = [
     "LLM",
@@ -43,6 +44,7 @@ __all__ = [
     "ProviderSpec",
     "RetryPolicy",
     "Vectors",
+    "blas_threads",
     "embedder_names",
     "estimate_tokens",
     "llm_names",

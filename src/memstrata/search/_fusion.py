@@ -28,18 +28,33 @@ three conversations, confirmed on three others; USE-multilingual vectors):
 Result (evidence ids as corrected by the dial481 audit): 74.7/83.9 on the choosing half,
 70.1/78.5 on the held-out half, against FTS5 BM25's 54.8/62.6 and 54.5/63.2.
 
+Precision (``bench/locomo.py``, LoCoMo dev6 plus the off-topic questions of
+``bench/_offtopic.py``; figures in docs/benchmarks.md):
+
+* **Each message is found as itself.** The key above makes a reply take on the topic of the
+  message before it, so each message also has a vector of its text alone
+  (:func:`embedding_keys`). Its cosine joins the similarity with weight :data:`OWN_WEIGHT`, and
+  a message whose own cosine reaches :data:`VERBATIM` among the best candidates leads.
+* **Evidence, not filler** (:func:`rank_session`). Min-max scaling always gives some message
+  a 1, so a hit needs evidence: in hybrid mode a query term in its own text (or sender), or a
+  *similarity* at the floor; in semantic mode the similarity. The similarity is absolute: the
+  weighted mean of the message's keyed cosine (1), its neighbours' (1/2 each) and its
+  own-text cosine (:data:`OWN_WEIGHT`), one precomputed matrix for every message.
+* **An exact rare word is never buried.** In hybrid mode a message whose own text holds a
+  query term rare in the session (:func:`rare_terms`) ranks above every message whose key
+  holds no query term at all, however close those sound.
+
 Tokens: Latin-script words lower-cased, stop words dropped, and a light English suffix
 stripping (plural ``s``, ``ed``, ``ing``, final ``e``) standing in for FTS5's Porter stemmer
 (in-memory BM25 over own text matches FTS5's BM25: 55.2/62.9 against 54.8/62.6); Chinese and
 Japanese runs become overlapping 2-character pairs, as in :mod:`memstrata.text`.
 
-Cost at 100,000 messages in one session (2 cores): building the index ~4 s (cache it); a
-hybrid query p95 under 30 ms, of which the 512-d matrix product is most.
+Cost at 100,000 messages in one session (2 cores): building the index ~5 s (cache it); a
+query p95 under 30 ms on one BLAS thread, of which the 512-d matrix product is most.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,6 +70,7 @@ from ._bm25 import (
     tokens,
 )
 from ._dates import TimeSpan, query_time_spans, time_prior
+from ._scores import minmax, neighbour_smooth, semantic_scores, sender_prior, top_indices
 
 __all__ = [
     "DEFAULT_KEY_WEIGHTS",
@@ -62,15 +78,20 @@ __all__ = [
     "KEY_SCHEME",
     "HybridWeights",
     "KeywordIndex",
+    "Ranked",
     "SessionIndex",
     "TimeSpan",
     "build_keyword_index",
     "build_session_index",
+    "cap_related",
     "embedding_key",
+    "embedding_keys",
     "keyword_scores",
     "minmax",
     "neighbour_smooth",
     "query_time_spans",
+    "rank_session",
+    "rare_terms",
     "search_session",
     "semantic_scores",
     "sender_prior",
@@ -78,6 +99,7 @@ __all__ = [
     "time_prior",
     "tokens",
     "top_indices",
+    "vector_dim",
     "vector_model",
 ]
 
@@ -88,14 +110,31 @@ IntArray = npt.NDArray[np.int64]
 DEFAULT_SMOOTHING: dict[int, float] = {-1: 0.5, 0: 1.0, 1: 0.5}
 
 
-KEY_SCHEME = "prev1"
-"""Names what :func:`embedding_key` embeds; stored with every vector (see
+# A message's similarity averages its keyed cosine, half of each neighbour's and this share
+# of its own-text cosine...
+OWN_WEIGHT = 0.2
+# ... and a message whose own text is this close to the query (nearly its words) leads.
+VERBATIM = 0.7
+_VERBATIM_LEAD = 1.0
+_VERBATIM_CANDIDATES = 256
+# A query term is rare in a session when at most this share of its messages (or 3) hold it.
+RARE_SHARE = 0.05
+_RARE_MIN = 3
+
+
+KEY_SCHEME = "own+prev1"
+"""Names what :func:`embedding_keys` embeds; stored with every vector (see
 :func:`vector_model`), so vectors of an older scheme are found and re-indexed."""
 
 
 def vector_model(embedder_model_id: str) -> str:
     """The model id stored with a vector: the embedder's id and the key scheme."""
     return f"{embedder_model_id}+{KEY_SCHEME}"
+
+
+def vector_dim(embedder_dim: int) -> int:
+    """The stored vector's length: the own-text vector, then the keyed one."""
+    return 2 * embedder_dim
 
 
 def embedding_key(text: str, sender: str | None, previous: str | None = None,
@@ -112,81 +151,12 @@ def embedding_key(text: str, sender: str | None, previous: str | None = None,
     return f"{before}\n{own}"
 
 
-def semantic_scores(vectors: FloatArray, query_vector: FloatArray) -> FloatArray:
-    """Cosine similarity of each row of ``vectors`` with ``query_vector`` (rows unit-length)."""
-    q = np.asarray(query_vector, dtype=np.float32).ravel()
-    norm = float(np.linalg.norm(q))
-    if norm == 0.0 or vectors.shape[0] == 0:
-        return np.zeros(vectors.shape[0], dtype=np.float32)
-    out: FloatArray = (vectors @ (q / norm)).astype(np.float32)
-    return out
-
-
-def neighbour_smooth(scores: FloatArray, weights: dict[int, float],
-                     groups: Sequence[int] | IntArray | None = None) -> FloatArray:
-    """Each message's score plus its neighbours' scores, weighted by offset.
-
-    ``out[i] = sum(w * scores[i + offset])`` over ``weights`` (offset 0 is the message itself),
-    counting only neighbours that exist and share message ``i``'s group.
-    """
-    n = len(scores)
-    g = None if groups is None else np.asarray(groups, dtype=np.int64)
-    out = np.zeros(n, dtype=np.float32)
-    for offset, w in weights.items():
-        if w == 0 or (abs(offset) >= max(n, 1) and offset != 0):
-            continue
-        lo, hi = max(0, -offset), min(n, n - offset)
-        part = scores[lo + offset : hi + offset] * np.float32(w)
-        if g is not None:
-            part = np.where(g[lo:hi] == g[lo + offset : hi + offset], part, 0.0)
-        out[lo:hi] += part
-    return out
-
-
-def minmax(scores: FloatArray) -> FloatArray:
-    """``scores`` scaled linearly to [0, 1] (all zeros when they are all equal or empty)."""
-    if scores.size == 0:
-        return scores.astype(np.float32)
-    low, high = float(scores.min()), float(scores.max())
-    if not math.isfinite(high - low) or high - low <= 0.0:
-        return np.zeros_like(scores, dtype=np.float32)
-    out: FloatArray = ((scores - low) / (high - low)).astype(np.float32)
-    return out
-
-
-def top_indices(scores: FloatArray, k: int, eligible: npt.NDArray[np.bool_] | None = None
-                ) -> IntArray:
-    """Positions of the ``k`` best scores, best first; ties go to the later (newer) message.
-
-    ``eligible`` (same length, optional) masks out messages that may not be returned, e.g.
-    those still in the context window or outside the time range.
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    if eligible is not None:
-        s = np.where(eligible, s, -np.inf)
-    k = min(k, int(np.isfinite(s).sum()))
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64)
-    part = np.argpartition(-s, k - 1)[:k] if k < len(s) else np.arange(len(s))
-    order = np.lexsort((-part, -s[part]))
-    out: IntArray = part[order].astype(np.int64)
-    return out
-
-
-def sender_prior(sender_codes: IntArray, sender_names: Sequence[str | None],
-                 query: str) -> FloatArray:
-    """1 for messages whose sender the query names ("What did Ann say…"), else 0.
-
-    ``sender_codes[i]`` indexes ``sender_names``. All zeros when the query names no sender, or
-    names every sender present (then the name tells the messages apart no more).
-    """
-    wanted = set(tokens(query))
-    named = np.asarray([bool(set(tokens(name or "")) & wanted) for name in sender_names]
-                       + [False], dtype=np.bool_)
-    hit = named[np.asarray(sender_codes, dtype=np.int64)]
-    if not hit.any() or hit.all():
-        return np.zeros(hit.shape, dtype=np.float32)
-    return hit.astype(np.float32)
+def embedding_keys(text: str, sender: str | None, previous: str | None = None,
+                   previous_sender: str | None = None) -> tuple[str, str]:
+    """The two texts embedded for a message: its own text as written (so a search for those
+    words finds it) and its key (:func:`embedding_key`: with the sender, after the previous
+    message). Stored side by side."""
+    return text, embedding_key(text, sender, previous, previous_sender)
 
 
 # -- the whole ranking ------------------------------------------------------------------------
@@ -215,67 +185,214 @@ class SessionIndex:
     ids: IntArray
     keyword: KeywordIndex
     vectors: FloatArray | None
+    """Per message, the weighted mean of its keyed vector, its neighbours' keyed vectors and
+    :data:`OWN_WEIGHT` of its own-text vector: one product with the query gives every
+    message's similarity."""
     times: IntArray
     sender_codes: IntArray
     sender_names: tuple[str | None, ...]
+    own: FloatArray | None = None
+    """Vectors of each message's own text (``None``: only the keyed vectors were given)."""
+    own_terms: KeywordIndex | None = None
+    """Each message's own terms (sender included), without its neighbours'."""
+    present: npt.NDArray[np.bool_] | None = None
+    """Which messages have a vector (the others have no similarity)."""
 
 
 def build_session_index(ids: Sequence[int], texts: Sequence[str],
                         senders: Sequence[str | None], times_ns: Sequence[int],
                         vectors: FloatArray | None = None, *,
-                        key_weights: dict[int, float] | None = None) -> SessionIndex:
-    """Index messages (chronological) for :func:`search_session`.
+                        key_weights: dict[int, float] | None = None,
+                        own_vectors: FloatArray | None = None) -> SessionIndex:
+    """Index messages (chronological) for :func:`rank_session`.
 
     Each message's keyword key is ``sender: text`` plus its neighbours' (see
     :func:`build_keyword_index`); ``vectors`` are the messages' unit-length embeddings of
-    :func:`embedding_key`, one row per message (``None``: keyword search only).
+    :func:`embedding_key`, one row per message (``None``: keyword search only), and
+    ``own_vectors`` those of their own text (optional); a row of zeros is a message not yet
+    embedded.
     """
     n = len(ids)
     if not len(texts) == len(senders) == len(times_ns) == n:
         raise ValueError("ids, texts, senders and times must have the same length")
-    if vectors is not None and vectors.shape[0] != n:
-        raise ValueError("vectors must have one row per message")
+    for name, matrix in (("vectors", vectors), ("own_vectors", own_vectors)):
+        if matrix is not None and matrix.shape[0] != n:
+            raise ValueError(f"{name} must have one row per message")
+    if own_vectors is not None and vectors is None:
+        raise ValueError("own_vectors need the keyed vectors too")
     names: dict[str | None, int] = {}
     codes = np.asarray([names.setdefault(s, len(names)) for s in senders], dtype=np.int64)
     keys = [tokens(f"{s}: {t}" if s else t) for s, t in zip(senders, texts, strict=True)]
+    mixed = present = None
+    if vectors is not None:
+        mixed, present = _similarity_matrix(np.asarray(vectors, np.float32),
+                                            None if own_vectors is None else
+                                            np.asarray(own_vectors, np.float32))
     return SessionIndex(ids=np.asarray(ids, dtype=np.int64),
                         keyword=build_keyword_index(keys, key_weights=key_weights),
-                        vectors=None if vectors is None else np.asarray(vectors, np.float32),
-                        times=np.asarray(times_ns, dtype=np.int64), sender_codes=codes,
-                        sender_names=tuple(names))
+                        vectors=mixed, times=np.asarray(times_ns, dtype=np.int64),
+                        sender_codes=codes, sender_names=tuple(names),
+                        own=None if own_vectors is None else np.ascontiguousarray(
+                            own_vectors, dtype=np.float32),
+                        own_terms=build_keyword_index(keys, key_weights={0: 1.0}),
+                        present=present)
 
 
-def search_session(index: SessionIndex, query: str, query_vector: FloatArray | None = None,
-                   *, k: int = 8, mode: str = "hybrid",
-                   eligible: npt.NDArray[np.bool_] | None = None,
-                   weights: HybridWeights | None = None) -> list[tuple[int, float]]:
-    """The ``k`` best ``(message id, score)`` pairs for ``query``, best first.
+def _similarity_matrix(keyed: FloatArray, own: FloatArray | None
+                       ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    """The rows whose product with a query is each message's similarity (the weighted mean
+    of the cosines), and which messages have a vector."""
+    present = np.any(keyed != 0, axis=1)
+    has = present.astype(np.float32)
+    total = neighbour_smooth(keyed, DEFAULT_SMOOTHING)
+    weight = neighbour_smooth(has, DEFAULT_SMOOTHING)
+    if own is not None:
+        total += np.float32(OWN_WEIGHT) * own
+        weight += np.float32(OWN_WEIGHT) * has
+    weight = np.where(present, weight, 0.0).astype(np.float32)
+    scale = np.divide(np.float32(1.0), weight, out=np.zeros_like(weight), where=weight > 0)
+    total *= scale[:, None]
+    return total, present
 
-    ``mode`` is ``"hybrid"`` (needs ``query_vector`` and index vectors), ``"semantic"``
-    (smoothed cosine plus the time and sender priors) or ``"keyword"`` (neighbour-keyed BM25
-    plus the priors; only messages whose key holds a query term). ``eligible`` masks out
-    messages (context window, time range). Scores are comparable within one call only.
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One message as :func:`rank_session` ranks it."""
+
+    id: int
+    score: float
+    """The ranking score (comparable within one query only)."""
+    similarity: float | None
+    """The absolute similarity to the query, -1 to 1 (``None`` without a query vector)."""
+    keyword: bool
+    """The message's own text (or sender) holds a query term."""
+    rare: bool
+    """... a term that is rare in the session (:func:`rare_terms`)."""
+    related_only: bool
+    """Not even the message's neighbour key holds a query term."""
+
+
+def rare_terms(index: SessionIndex, query: str) -> list[str]:
+    """The query's terms held by few of the session's messages: at most :data:`RARE_SHARE`
+    of them, or 3 (by the messages' own text)."""
+    own = index.own_terms
+    if own is None:
+        return []
+    limit = max(_RARE_MIN, RARE_SHARE * own.size)
+    out = []
+    for term in dict.fromkeys(tokens(query)):
+        tid = own.vocab.get(term)
+        if tid is not None and int(own.indptr[tid + 1] - own.indptr[tid]) <= limit:
+            out.append(term)
+    return out
+
+
+def _holding(terms: KeywordIndex, query: str | Sequence[str]) -> npt.NDArray[np.bool_]:
+    return keyword_scores(terms, query) > 0
+
+
+def cap_related(scores: FloatArray, rare: npt.NDArray[np.bool_],
+                related_only: npt.NDArray[np.bool_]) -> FloatArray:
+    """``scores`` with the messages that hold no query term at all (``related_only``) moved,
+    in their order, below the lowest message holding a rare one: an exact rare word is never
+    buried by what merely sounds related."""
+    if not rare.any() or not related_only.any():
+        return scores
+    shift = float(scores[related_only].max()) - float(scores[rare].min())
+    if shift < 0:
+        return scores
+    out: FloatArray = np.where(related_only, scores - np.float32(shift + 1e-3),
+                               scores).astype(np.float32)
+    return out
+
+
+def rank_session(index: SessionIndex, query: str, query_vector: FloatArray | None = None,
+                 *, k: int = 8, mode: str = "hybrid",
+                 eligible: npt.NDArray[np.bool_] | None = None,
+                 weights: HybridWeights | None = None,
+                 min_similarity: float | None = None) -> list[Ranked]:
+    """The ``k`` best messages for ``query``, best first, with their evidence.
+
+    ``mode`` is ``"hybrid"`` (needs ``query_vector`` and index vectors), ``"semantic"`` (the
+    similarity plus the time and sender priors) or ``"keyword"`` (neighbour-keyed BM25 plus
+    the priors; only messages whose key holds a query term). In the first two a message
+    whose own text is nearly the query (own cosine at least :data:`VERBATIM`) leads.
+    ``eligible`` masks out messages (context window, time range). With ``min_similarity``, a
+    message needs evidence: a similarity of at least that, or (hybrid) a query term of its
+    own.
     """
     w = weights or HybridWeights()
     if mode not in ("hybrid", "semantic", "keyword"):
         raise ValueError(f"unknown mode {mode!r}")
-    score = np.zeros(index.ids.shape, dtype=np.float32)
-    if mode != "semantic":
-        bm25 = keyword_scores(index.keyword, query)
+    n = index.ids.shape[0]
+    score = np.zeros(n, dtype=np.float32)
+    nothing = np.zeros(n, dtype=np.bool_)
+    bm25 = keyword_scores(index.keyword, query) if mode != "semantic" else None
+    has_term = rare = related_only = nothing
+    if mode == "hybrid" and index.own_terms is not None:
+        rare = _holding(index.own_terms, rare_terms(index, query))
+        if min_similarity is not None:
+            has_term = _holding(index.own_terms, query)
+    if bm25 is not None:
+        related_only = bm25 <= 0
         score += minmax(bm25)
         if mode == "keyword":
-            eligible = bm25 > 0 if eligible is None else eligible & (bm25 > 0)
+            eligible = ~related_only if eligible is None else eligible & ~related_only
+    similarity: FloatArray | None = None
     if mode != "keyword":
-        if query_vector is None or index.vectors is None:
+        if query_vector is None or index.vectors is None or index.present is None:
             raise ValueError(f"{mode} search needs a query vector and message vectors")
-        cosine = neighbour_smooth(semantic_scores(index.vectors, query_vector),
-                                  DEFAULT_SMOOTHING)
-        score += np.float32(w.semantic if mode == "hybrid" else 1.0) * minmax(cosine)
+        similarity = semantic_scores(index.vectors, query_vector)
+        score += np.float32(w.semantic if mode == "hybrid" else 1.0) * minmax(similarity)
     spans = query_time_spans(query)
     if spans and w.time:
         score += np.float32(w.time) * time_prior(index.times, spans, w.time_slack_days)
     if w.sender:
         score += np.float32(w.sender) * sender_prior(index.sender_codes, index.sender_names,
                                                      query)
+    if similarity is not None:
+        assert index.present is not None and query_vector is not None
+        verbatim = _verbatim(index, query_vector, score, similarity, k, eligible)
+        if min_similarity is not None:
+            evidence = ((similarity >= np.float32(min_similarity)) & index.present) | has_term
+            evidence |= verbatim
+            eligible = evidence if eligible is None else eligible & evidence
+    if mode == "hybrid":
+        score = cap_related(score, rare, related_only)
     best = top_indices(score, k, eligible)
-    return [(int(index.ids[i]), float(score[i])) for i in best]
+    return [Ranked(id=int(index.ids[i]), score=float(score[i]),
+                   similarity=None if similarity is None else float(similarity[i]),
+                   keyword=bool(has_term[i]), rare=bool(rare[i]),
+                   related_only=bool(related_only[i])) for i in best]
+
+
+def _verbatim(index: SessionIndex, query_vector: FloatArray, score: FloatArray,
+              similarity: FloatArray, k: int, eligible: npt.NDArray[np.bool_] | None
+              ) -> npt.NDArray[np.bool_]:
+    """Messages among the best candidates whose own text is nearly the query (own cosine at
+    least :data:`VERBATIM`): their score gains a lead and their similarity becomes that own
+    cosine (both updated in place). Only the candidates' own vectors are read: a message
+    that repeats the query is among them, as its keyed vector holds its own text too."""
+    found = np.zeros(score.shape, dtype=np.bool_)
+    if index.own is None or index.present is None:
+        return found
+    mask = index.present if eligible is None else eligible & index.present
+    candidates = top_indices(score, max(_VERBATIM_CANDIDATES, 4 * k), mask)
+    own = semantic_scores(index.own[candidates], query_vector)
+    near = own >= np.float32(VERBATIM)
+    if near.any():
+        hit = candidates[near]
+        score[hit] += np.float32(_VERBATIM_LEAD) + own[near]
+        similarity[hit] = np.maximum(similarity[hit], own[near])
+        found[hit] = True
+    return found
+
+
+def search_session(index: SessionIndex, query: str, query_vector: FloatArray | None = None,
+                   *, k: int = 8, mode: str = "hybrid",
+                   eligible: npt.NDArray[np.bool_] | None = None,
+                   weights: HybridWeights | None = None) -> list[tuple[int, float]]:
+    """The ``k`` best ``(message id, score)`` pairs of :func:`rank_session`, with no
+    similarity floor. Scores are comparable within one call only."""
+    return [(r.id, r.score) for r in rank_session(index, query, query_vector, k=k, mode=mode,
+                                                   eligible=eligible, weights=weights)]

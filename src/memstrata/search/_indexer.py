@@ -4,6 +4,11 @@
 with the configured embedder and stores the vectors. A failing embedder is retried with
 back-off and never blocks or loses writes; ``drain`` (behind ``Memory.flush``) raises instead
 of hanging when the embedder keeps failing or a timeout passes.
+
+Messages written while no embedder was configured were not queued. Before indexing, on every
+idle poll and before counting the backlog, the indexer queues the hot messages above the
+tenant's mark that have no vector (:meth:`Indexer.catch_up`): a scan of the ids written since
+the last look, in spans, so ``add`` never pays for it.
 """
 
 from __future__ import annotations
@@ -17,19 +22,22 @@ from ..errors import FlushTimeout, MemstrataError, ProviderError
 from ..providers import Embedder
 from ..store import VectorStore
 from ..types import Claimed
-from ._fusion import embedding_key, vector_model
+from ._fusion import embedding_keys, vector_dim, vector_model
 
-__all__ = ["Indexer", "embed_text"]
+__all__ = ["Indexer", "embed_texts"]
 
 _STALE_CLAIM_S = 120
 _IDLE_POLL_S = 1.0
 _CLAIMED_POLL_S = 0.05
 _MAX_BACKOFF_S = 60.0
+# Ids looked at per catch-up transaction: bounds how long one holds the write lock.
+_CATCH_UP_SPAN = 50_000
 
 
-def embed_text(c: Claimed) -> str:
-    """The text embedded for a message: ``sender: text`` after the message it follows."""
-    return embedding_key(c.message.content, c.message.sender, c.previous, c.previous_sender)
+def embed_texts(c: Claimed) -> tuple[str, str]:
+    """The texts embedded for a message: its own text, and ``sender: text`` after the message
+    it follows; their vectors are stored side by side."""
+    return embedding_keys(c.message.content, c.message.sender, c.previous, c.previous_sender)
 
 
 class Indexer:
@@ -47,6 +55,7 @@ class Indexer:
         self.last_error: str | None = None
         self.indexed = 0
         self._steps = 0
+        self._scan_due = True
 
     async def step(self) -> int:
         """Index one batch; returns how many messages it stored (0: nothing was queued)."""
@@ -60,7 +69,7 @@ class Indexer:
         if not claimed:
             return 0
         try:
-            matrix = await self._embedder.embed([embed_text(c) for c in claimed])
+            matrix = await self._embedder.embed([t for c in claimed for t in embed_texts(c)])
         except asyncio.CancelledError:
             # Closing mid-batch: hand the batch back now rather than leaving it claimed until
             # the claim goes stale.
@@ -73,13 +82,25 @@ class Indexer:
                 raise
             raise ProviderError(f"the embedder {self._embedder.model_id!r} failed: "
                                 f"{exc}") from exc
-        items = [(c.message.id, matrix[i].astype("float32").tobytes())
+        items = [(c.message.id, matrix[2 * i:2 * i + 2].astype("float32").tobytes())
                  for i, c in enumerate(claimed)]
         stored = await self._vectors.put(token, vector_model(self._embedder.model_id),
-                                         self._embedder.dim, items)
+                                         vector_dim(self._embedder.dim), items)
         self.last_error = None
         self.indexed += stored
         return max(stored, 1)
+
+    async def catch_up(self) -> int:
+        """Queue the hot messages that have neither a vector nor a place in the queue (written
+        while no embedder was configured, by this process or another); returns how many."""
+        queued = 0
+        while True:
+            n, done = await self._vectors.queue_unindexed(self._tenant, span=_CATCH_UP_SPAN)
+            queued += n
+            if done:
+                break
+        self._scan_due = False
+        return queued
 
     async def drain(self, timeout: float | None = None) -> None:
         """Index until the tenant's queue is empty; raise on embedder failure or timeout.
@@ -88,6 +109,7 @@ class Indexer:
         not done yet: this waits for them, and takes them over once their claim goes stale.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        self._scan_due = True  # everything written so far, with or without an embedder
         while True:
             if deadline is not None and time.monotonic() > deadline:
                 left = await self._backlog()
@@ -101,6 +123,8 @@ class Indexer:
         """Two batches in flight: one is embedded while the other is claimed or stored, so the
         database work hides behind the model's (measured about 9 % faster than one at a time).
         Returns how many messages they stored; raises the first failure."""
+        if self._scan_due:
+            await self.catch_up()
         done = await asyncio.gather(self.step(), self.step(), return_exceptions=True)
         for outcome in done:
             if isinstance(outcome, BaseException):
@@ -113,8 +137,10 @@ class Indexer:
         return await self._vectors.backlog(self._tenant)
 
     async def backlog(self, session: str | None = None) -> int:
-        """Messages of the tenant (or of one session) still waiting to be embedded."""
+        """Messages of the tenant (or of one session) still waiting to be embedded, those
+        written while no embedder was configured included."""
         assert self._tenant is not None, "an indexer of every tenant has no tenant backlog"
+        await self.catch_up()
         return await self._vectors.backlog(self._tenant, session)
 
     async def requeue(self) -> int:
@@ -146,5 +172,6 @@ class Indexer:
                 done = 0  # a busy or closing database: try again on the next tick
             if done == 0:
                 self.wake.clear()
+                self._scan_due = True  # look for unqueued messages again on the next turn
                 # Other processes may queue work too, so poll even without a wake-up.
                 await pause(stop, _IDLE_POLL_S, self.wake)

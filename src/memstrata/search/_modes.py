@@ -9,8 +9,8 @@ from ..config import Settings
 from ..errors import InvalidInput
 from ..types import Hit, KeywordRow, Message
 
-__all__ = ["MATCH_MODES", "TIME_RANGES", "check_limit", "expand", "keyword_ranking",
-           "match_mode", "since"]
+__all__ = ["MATCH_MODES", "TIME_RANGES", "check_limit", "check_min_score", "expand",
+           "keyword_ranking", "match_mode", "since"]
 
 _DAY_NS = 86_400 * 10**9
 TIME_RANGES: dict[str, int | None] = {
@@ -50,6 +50,18 @@ def check_limit(limit: object, settings: Settings) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
         raise InvalidInput("limit", f"must be an integer from 1 to {top}; got {limit!r}")
     return limit
+
+
+def check_min_score(min_score: object, settings: Settings) -> float:
+    """The similarity floor of a semantic or hybrid search: ``search_min_score`` by default,
+    else a number from -1 (no floor) to 1."""
+    if min_score is None:
+        return settings.search_min_score
+    if (isinstance(min_score, bool) or not isinstance(min_score, int | float)
+            or not -1.0 <= min_score <= 1.0):
+        raise InvalidInput("min_score", f"must be a number from -1 to 1 (a similarity; -1 "
+                           f"turns the floor off) or None; got {min_score!r}")
+    return float(min_score)
 
 
 def keyword_ranking(rows: Sequence[KeywordRow]) -> list[Hit]:

@@ -16,19 +16,29 @@ import numpy.typing as npt
 
 from ..config import Settings
 from ..errors import InvalidInput, ProviderError
-from ..providers import Embedder
+from ..providers import Embedder, blas_threads
 from ..store import Store, VectorStore
 from ..text import check_unicode, fts_match_expression, query_terms
 from ..types import Hit, HitSource
 from ._cache import VectorCache
-from ._fusion import SessionIndex, build_session_index, search_session, vector_model
-from ._modes import check_limit, expand, keyword_ranking, match_mode, since
+from ._fusion import (
+    Ranked,
+    SessionIndex,
+    build_session_index,
+    cap_related,
+    rank_session,
+    vector_dim,
+    vector_model,
+)
+from ._modes import check_limit, check_min_score, expand, keyword_ranking, match_mode, since
 
 __all__ = ["CachedIndex", "Searcher"]
 
 # Below this many messages an index is built inline; above it, in a worker thread so the event
 # loop stays free.
 _INLINE_BUILD = 2_000
+# BLAS threads for a query's products over the session index (see providers._threads).
+_QUERY_THREADS: int | None = 1
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -40,12 +50,6 @@ class CachedIndex:
     embedded: npt.NDArray[np.bool_]
     ats: npt.NDArray[np.int64]
     nbytes: int
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _Scored:
-    message_id: int
-    score: float
 
 
 class Searcher:
@@ -60,9 +64,14 @@ class Searcher:
 
     async def search(self, session: str | None, query: object, *, match: object,
                      time_range: object, limit: object, exclude_window: object,
-                     now: int) -> list[Hit]:
+                     now: int, min_score: object = None) -> list[Hit]:
         """Check a search's arguments (``InvalidInput`` naming the field), then run it: keyword
-        hits in chronological order, or semantic/hybrid hits with their neighbours."""
+        hits in chronological order, or semantic/hybrid hits with their neighbours.
+
+        ``min_score`` (default ``Settings.search_min_score``) is the similarity a semantic hit
+        needs, and a hybrid hit without a query term of its own; keyword hits always hold a
+        query term and are not filtered by it.
+        """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query", "must be non-empty text")
         check_unicode(query, "query")
@@ -71,11 +80,12 @@ class Searcher:
         low = since(time_range, now)
         if not isinstance(exclude_window, bool):
             raise InvalidInput("exclude_window", "must be true or false")
+        floor = check_min_score(min_score, self._settings)
         if mode == "keyword":
             ranked = await self.keyword(session, query, since=low, limit=lim)
             return sorted(ranked, key=lambda h: h.message.id)
         return await self.ranked(session, query, mode=mode, since=low, limit=lim,
-                                 exclude_window=exclude_window)
+                                 exclude_window=exclude_window, min_score=floor)
 
     async def keyword(self, session: str | None, query: str, *, since: int | None,
                       limit: int) -> list[Hit]:
@@ -86,11 +96,15 @@ class Searcher:
         return keyword_ranking(rows)[:limit]
 
     async def ranked(self, session: str | None, query: str, *, mode: HitSource,
-                     since: int | None, limit: int, exclude_window: bool) -> list[Hit]:
-        """Semantic or hybrid hits (``mode``), expanded with their neighbours.
+                     since: int | None, limit: int, exclude_window: bool,
+                     min_score: float | None = None) -> list[Hit]:
+        """Semantic or hybrid hits (``mode``), expanded with their neighbours (those in the
+        time range).
 
-        When the query cannot be embedded, semantic search raises ``ProviderError`` and hybrid
-        search answers from the keyword side of the same index.
+        A hit needs evidence: a similarity of at least ``min_score`` (``None``: no floor), or
+        in hybrid mode a query term of its own. When the query cannot be embedded, semantic
+        search raises ``ProviderError`` and hybrid search answers from the keyword side of the
+        same index.
         """
         assert self._embedder is not None
         try:
@@ -105,7 +119,7 @@ class Searcher:
             window = await self._store.recent(self._tenant, session,
                                               self._settings.window_messages)
             skip = {m.id for m in window}
-        found: list[_Scored] = []
+        found: list[Ranked] = []
         # One read of the vector versions names the sessions to search and validates their
         # cached indexes.
         assert self._vectors is not None
@@ -113,17 +127,20 @@ class Searcher:
             cached = await self._index(name, version)
             if cached is None:
                 continue
-            eligible = cached.embedded.copy() if how != "keyword" else np.ones_like(
+            # Hybrid also admits messages not yet embedded, when they hold a query term.
+            eligible = cached.embedded.copy() if how == "semantic" else np.ones_like(
                 cached.embedded)
             if since is not None:
                 eligible &= cached.ats >= since
             if skip:
                 eligible &= ~np.isin(cached.index.ids, np.fromiter(skip, dtype=np.int64))
-            for mid, score in search_session(cached.index, query, q, k=limit, mode=how,
-                                             eligible=eligible):
-                found.append(_Scored(message_id=mid, score=score))
-        found.sort(key=lambda s: (s.score, s.message_id), reverse=True)
-        return await self._hits(found[:limit], mode)
+            # One BLAS thread: a second one speeds a large product up only on an idle
+            # machine, and made p95 worse while other work ran (docs/benchmarks.md).
+            with blas_threads(_QUERY_THREADS):
+                found += rank_session(cached.index, query, q, k=limit, mode=how,
+                                      eligible=eligible, min_similarity=min_score)
+        found = _merge(found, hybrid=how == "hybrid")
+        return await self._hits(found[:limit], mode, since)
 
     async def _index(self, session: str, version: int) -> CachedIndex | None:
         """The session's cached index, rebuilt when its vector version moved."""
@@ -133,12 +150,15 @@ class Searcher:
         cached = self._cache.get(key, version)
         if cached is not None:
             return cached
-        hot = await self._vectors.load_hot(self._tenant, session, model, self._embedder.dim)
+        dim = self._embedder.dim
+        hot = await self._vectors.load_hot(self._tenant, session, model, vector_dim(dim))
         if not hot.ids:
             return None
 
         def build() -> SessionIndex:
-            return build_session_index(hot.ids, hot.contents, hot.senders, hot.ats, hot.matrix)
+            # A stored vector is the own-text vector, then the keyed one (views, no copies).
+            return build_session_index(hot.ids, hot.contents, hot.senders, hot.ats,
+                                       hot.matrix[:, dim:], own_vectors=hot.matrix[:, :dim])
 
         index = build() if len(hot.ids) <= _INLINE_BUILD else await asyncio.to_thread(build)
         entry = CachedIndex(version=hot.version, index=index, embedded=hot.embedded,
@@ -147,17 +167,22 @@ class Searcher:
         self._cache.put(key, entry)
         return entry
 
-    async def _hits(self, ranked: list[_Scored], source: HitSource) -> list[Hit]:
-        runs = await self._store.around(self._tenant, [s.message_id for s in ranked],
+    async def _hits(self, ranked: list[Ranked], source: HitSource,
+                    since: int | None) -> list[Hit]:
+        runs = await self._store.around(self._tenant, [r.id for r in ranked],
                                         self._settings.expand_before,
                                         self._settings.expand_after)
+        if since is not None:  # neighbours keep to the time range too
+            runs = {mid: [m for m in run if m.at >= since] for mid, run in runs.items()}
         hits = []
-        for rank, s in enumerate(ranked, start=1):
-            run = runs.get(s.message_id)
-            if not run:
+        for rank, r in enumerate(ranked, start=1):
+            message = next((m for m in runs.get(r.id, ()) if m.id == r.id), None)
+            if message is None:
                 continue  # forgotten between the ranking and this read
-            message = next(m for m in run if m.id == s.message_id)
-            hits.append(Hit(message=message, score=round(s.score, 6), rank=rank,
+            # The absolute similarity where there is one; the keyword score when the query
+            # could not be embedded.
+            score = r.similarity if r.similarity is not None else r.score
+            hits.append(Hit(message=message, score=round(score, 6), rank=rank,
                             source=source, matched=True))
         return expand(hits, runs)
 
@@ -174,11 +199,27 @@ class Searcher:
         return row
 
 
+def _merge(found: list[Ranked], *, hybrid: bool) -> list[Ranked]:
+    """The best of every session's hits, best first. In hybrid mode a message holding a rare
+    query term stays above those holding no query term, across sessions too."""
+    if hybrid and found:
+        scores = cap_related(np.asarray([r.score for r in found], dtype=np.float32),
+                             np.asarray([r.rare for r in found], dtype=np.bool_),
+                             np.asarray([r.related_only for r in found], dtype=np.bool_))
+        order = sorted(range(len(found)), key=lambda i: (float(scores[i]), found[i].id),
+                       reverse=True)
+        return [found[i] for i in order]
+    return sorted(found, key=lambda r: (r.score, r.id), reverse=True)
+
+
 def _index_bytes(index: SessionIndex) -> int:
-    kw = index.keyword
-    total = 64 * len(kw.vocab)
-    for array in (index.ids, index.times, index.sender_codes, kw.indptr, kw.docs, kw.weights):
+    total = 64 * len(index.keyword.vocab)
+    for array in (index.ids, index.times, index.sender_codes):
         total += int(array.nbytes)
-    if index.vectors is not None:
-        total += int(index.vectors.nbytes)
+    for kw in (index.keyword, index.own_terms):
+        if kw is not None:
+            total += int(kw.indptr.nbytes + kw.docs.nbytes + kw.weights.nbytes)
+    for matrix in (index.vectors, index.own, index.present):
+        if matrix is not None:
+            total += int(matrix.nbytes)
     return total
