@@ -45,7 +45,13 @@ async def test_only_relevant_entries_are_kept() -> None:
 
 
 async def test_nothing_relevant_means_no_block() -> None:
-    nothing = await select_relevant(SUMMARY, "what's 2+2?", FakeLLM([verdict([], [], False)]))
+    # The language rule is always relevant, so only the topic entries go...
+    rule = await select_relevant(SUMMARY, "what's 2+2?", FakeLLM([verdict([], [], False)]))
+    assert rule.body == {"key_decisions": ["Do: answer in Traditional Chinese"],
+                         "past_discussions": [], "current_discussion": {}}
+    # ...and without a general rule, nothing relevant means no block at all.
+    topics = {**SUMMARY, "key_decisions": SUMMARY["key_decisions"][1:]}
+    nothing = await select_relevant(topics, "what's 2+2?", FakeLLM([verdict([], [], False)]))
     assert nothing.body is None
 
 
@@ -69,7 +75,8 @@ async def test_out_of_range_numbers_are_ignored() -> None:
     body = (await select_relevant(SUMMARY, "q",
                                   FakeLLM([verdict([3, 9, "2", True], [0], True)]))).body
     assert body is not None
-    assert body["key_decisions"] == SUMMARY["key_decisions"][1:]
+    # 3 and "2" count, 9 and True do not; the language rule (1) is kept regardless.
+    assert body["key_decisions"] == SUMMARY["key_decisions"]
     assert body["past_discussions"] == []
     assert body["current_discussion"] == SUMMARY["current_discussion"]
 

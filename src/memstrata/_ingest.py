@@ -17,10 +17,12 @@ from .text import check_json_text, check_unicode, search_text
 from .types import Draft, Role
 
 __all__ = [
+    "MAX_FUTURE_SKEW_NS",
     "ROLES",
     "TEMP_PREFIX",
     "check_message_id",
     "check_session",
+    "check_span",
     "draft",
     "draft_from_record",
     "draft_item",
@@ -36,21 +38,37 @@ _MAX_KEY = 256
 _MAX_META_BYTES = 65_536
 # Unix nanoseconds between 1970 and 2262 (the signed 64-bit range).
 _MAX_AT = 2**63 - 1
+MAX_FUTURE_SKEW_NS = 5 * 60 * 10**9
+"""How far ahead of the memory's clock a caller-supplied ``at`` may be (clock skew)."""
+
+
+_SESSION_RULE = ("must be 1-128 characters from A-Z a-z 0-9 . _ : @ - (ASCII only: no spaces, "
+                 "no letters of other scripts)")
 
 
 def check_session(session: object, field: str = "session") -> str:
-    """The session id if valid: 1-128 characters of ``[A-Za-z0-9._:@-]``."""
+    """The session id if valid: 1-128 characters of ``[A-Za-z0-9._:@-]`` (ASCII only)."""
     if not isinstance(session, str) or not _SESSION_RE.fullmatch(session):
         if isinstance(session, str) and 0 < len(session) <= 128:
             pos = next(i for i, c in enumerate(session) if not _SESSION_RE.fullmatch(c))
-            raise InvalidInput(field, f"must be 1-128 characters of letters, digits and "
-                               f". _ : @ -; character {session[pos]!a} at position {pos} "
-                               "is not allowed")
+            char = session[pos]
+            shown_char = repr(char) if char.isprintable() else ascii(char)
+            raise InvalidInput(field, f"{_SESSION_RULE}; character {shown_char} "
+                               f"(U+{ord(char):04X}) at position {pos} is not allowed")
         shown = repr(session) if not isinstance(session, str) or len(session) < 60 else \
             repr(session[:60] + "…")
-        raise InvalidInput(field, f"must be 1-128 characters of letters, digits and . _ : @ -; "
-                           f"got {shown}")
+        raise InvalidInput(field, f"{_SESSION_RULE}; got {shown}")
     return session
+
+
+def check_span(value: object, default: int, field: str) -> int:
+    """How many neighbours to read on one side of a message: 0 to 50, ``None`` for
+    ``default``."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 50:
+        raise InvalidInput(field, f"must be an integer from 0 to 50; got {value!r}")
+    return value
 
 
 def is_temp(session: str) -> bool:
@@ -84,8 +102,9 @@ def text_of(content: object, field: str = "content") -> str:
 
 def draft(role: object, content: object, *, sender: object = None, at: object = None,
           meta: object = None, key: object = None, now: int, max_chars: int,
-          prefix: str = "") -> Draft:
-    """A validated ``Draft``; ``prefix`` (e.g. ``"items[3]."``) goes before field names."""
+          prefix: str = "", at_field: str = "at") -> Draft:
+    """A validated ``Draft``; ``prefix`` (e.g. ``"items[3]."``) goes before field names, and
+    ``at_field`` names the time field in errors (``sendAt`` in a history array)."""
     if role not in ROLES:
         raise InvalidInput(prefix + "role", f"must be one of {', '.join(ROLES)}; got {role!r} "
                            "(system prompts and tool calls are not conversation memory)")
@@ -112,6 +131,11 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     elif isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= _MAX_AT:
         raise InvalidInput(prefix + "at", f"must be UTC Unix time in nanoseconds (an integer "
                            f"0..2^63-1), got {at!r}")
+    elif at > now + MAX_FUTURE_SKEW_NS:
+        raise InvalidInput(prefix + at_field, f"is {_span(at - now)} ahead of the memory's "
+                           f"clock; at most {MAX_FUTURE_SKEW_NS // 60_000_000_000} minutes into "
+                           f"the future are allowed (clock skew; {at_field} is UTC Unix "
+                           "nanoseconds)")
     else:
         at_ns = at
     if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY):
@@ -123,6 +147,16 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     return Draft(role=role, content=text, at=at_ns, sender=sender, meta_json=meta_json,
                  key=key,
                  search_text=search_text(text), size=size)
+
+
+def _span(ns: int) -> str:
+    """A duration for an error message: minutes, hours or days."""
+    minutes = ns / 60e9
+    if minutes < 120:
+        return f"{minutes:.1f} minutes"
+    if minutes < 48 * 60:
+        return f"{minutes / 60:.1f} hours"
+    return f"{minutes / 1440:,.0f} days"
 
 
 def _meta_json(meta: object, field: str) -> str | None:

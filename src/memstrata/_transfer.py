@@ -2,10 +2,16 @@
 
 Everything is validated before anything is written; an error names the line (JSONL, 1-based)
 or the index (history array) and the field. An import is one transaction: all or nothing.
+
+Every exported message carries an idempotency ``key`` (the one it was stored with, else one
+derived from the message), and every imported message is stored under a key (the record's,
+else one derived from the record), so importing the same file twice stores each message once.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,7 +24,7 @@ from .store import MessageStore
 from .text import check_json_text
 from .types import Draft, Message, Summary
 
-__all__ = ["ParsedImport", "Transfer", "parse_history", "parse_records"]
+__all__ = ["ParsedImport", "Transfer", "derived_key", "parse_history", "parse_records"]
 
 _EXPORT_BATCH = 1000
 
@@ -39,9 +45,12 @@ class Transfer:
         while True:
             batch = await self._store.after_cursor(tenant, session, cursor,
                                                    limit=_EXPORT_BATCH)
+            keys = await self._store.keys(tenant, [m.id for m in batch]) if batch else {}
             for m in batch:
+                key = keys.get(m.id) or derived_key(m.role, m.content, m.sender, m.at,
+                                                    f"id:{m.id}")
                 yield {"type": "message", "id": m.id, "role": m.role, "content": m.content,
-                       "sender": m.sender, "at": m.at, "meta": m.meta}
+                       "sender": m.sender, "at": m.at, "meta": m.meta, "key": key}
             if len(batch) < _EXPORT_BATCH:
                 break
             cursor = batch[-1].id
@@ -52,22 +61,61 @@ class Transfer:
 
     async def import_records(self, tenant: str, session: str, records: Iterable[Any], *,
                              index: bool) -> int:
-        """Exported records into ``session``; returns the number of messages added."""
+        """Exported records into ``session``; returns the number of messages added (those
+        whose key the session already holds are not added again)."""
         now = self._clock()
         parsed = parse_records(session, records, now=now, max_chars=self._max_chars)
+        newest = await self._newest(tenant, session)
         messages = await self._store.import_session(
             tenant, session, parsed.drafts, parsed.summary_for(), now=now,
             policy=self._policy, index=index)
-        return len(messages)
+        return _added(messages, newest)
 
     async def import_history(self, tenant: str, session: str, history: Any, *,
                              index: bool) -> int:
-        """A Go runtime history array into ``session``; returns the number of messages."""
+        """A Go runtime history array into ``session``; returns the number of messages added."""
         now = self._clock()
         drafts = parse_history(history, now=now, max_chars=self._max_chars)
+        newest = await self._newest(tenant, session)
         messages = await self._store.import_session(tenant, session, drafts, None, now=now,
                                                     policy=self._policy, index=index)
-        return len(messages)
+        return _added(messages, newest)
+
+    async def _newest(self, tenant: str, session: str) -> int:
+        last = await self._store.recent(tenant, session, 1)
+        return last[0].id if last else 0
+
+
+def _added(messages: list[Message], newest: int) -> int:
+    """How many of an import's messages are new: a message already stored under its key has
+    an id no larger than the session's newest before the import (ids only grow)."""
+    return len({m.id for m in messages if m.id > newest})
+
+
+def derived_key(role: str, content: str, sender: str | None, at: int | None,
+                discriminator: str) -> str:
+    """An idempotency key for a message that has none: a hash of what it says, who said it,
+    when, and ``discriminator`` (its id in the exporting database, or its occurrence number in
+    the file), so two equal messages of one session keep two keys."""
+    text = json.dumps([role, content, sender, at, discriminator], ensure_ascii=False)
+    return "x:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+class _Occurrences:
+    """Numbers records that have neither a key nor an id by how often the same message came
+    before them in the file, so the derived keys are the same on every import of it."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str, str | None, int | None], int] = {}
+
+    def key(self, d: Draft, at: int | None, ident: object) -> str:
+        if isinstance(ident, int) and not isinstance(ident, bool):
+            return derived_key(d.role, d.content, d.sender, at, f"id:{ident}")
+        whole = (d.role, d.content, d.sender, at)
+        n = self._seen.get(whole, 0) + 1
+        self._seen[whole] = n
+        return derived_key(d.role, d.content, d.sender, at, f"n:{n}")
+
 
 _SUMMARY_FIELDS = frozenset({"type", "kind", "body", "cursor", "created_at", "session",
                              "tokens_in", "tokens_out"})
@@ -119,6 +167,7 @@ def parse_records(session: str, records: Iterable[Any], *, now: int,
                   max_chars: int) -> ParsedImport:
     """Validate exported records (dicts or JSON lines); at most one summary record."""
     out = ParsedImport()
+    occurrences = _Occurrences()
     for number, item in enumerate(records, start=1):
         where = f"line {number}"
         record = _line_record(item, where)
@@ -126,8 +175,11 @@ def parse_records(session: str, records: Iterable[Any], *, now: int,
             continue
         kind = record.get("type")
         if kind == "message":
-            out.drafts.append(draft_from_record(record, now=now, max_chars=max_chars,
-                                                prefix=f"{where}: "))
+            d = draft_from_record(record, now=now, max_chars=max_chars, prefix=f"{where}: ")
+            if d.key is None:
+                at = d.at if record.get("at") is not None else None
+                d = dataclasses.replace(d, key=occurrences.key(d, at, record.get("id")))
+            out.drafts.append(d)
             old = record.get("id")
             out.old_ids.append(old if isinstance(old, int) and not isinstance(old, bool)
                                else None)
@@ -184,6 +236,7 @@ def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
     if not isinstance(history, list):
         raise InvalidInput("history", "must be a JSON array of {role, content, sendAt, sender}")
     drafts: list[Draft] = []
+    occurrences = _Occurrences()
     for index, item in enumerate(history):
         where = f"history[{index}]"
         if not isinstance(item, Mapping):
@@ -195,6 +248,8 @@ def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
         if at is not None and (isinstance(at, bool) or not isinstance(at, int) or at < 0):
             raise InvalidInput(f"{where}.sendAt", f"must be UTC Unix time in nanoseconds (a "
                                f"non-negative integer), got {at!r}")
-        drafts.append(draft(role, item.get("content"), sender=item.get("sender") or None,
-                            at=at or None, now=now, max_chars=max_chars, prefix=f"{where}."))
+        d = draft(role, item.get("content"), sender=item.get("sender") or None,
+                  at=at or None, now=now, max_chars=max_chars, prefix=f"{where}.",
+                  at_field="sendAt")
+        drafts.append(dataclasses.replace(d, key=occurrences.key(d, at or None, None)))
     return drafts

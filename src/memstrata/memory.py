@@ -10,12 +10,13 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from functools import partial
 from types import TracebackType
 from typing import Any
 
 from ._background import Background, pause
 from ._context import Context, pack
-from ._ingest import check_message_id, check_session, draft, draft_item, is_temp
+from ._ingest import check_message_id, check_session, check_span, draft, draft_item, is_temp
 from ._opening import UNSET, Opening, Unset, choose_models
 from ._transfer import Transfer
 from .config import Settings
@@ -146,9 +147,13 @@ class Memory:
         if self._indexer is not None:
             self._background.start("memstrata-indexer", self._indexer.run)
         if self.settings.summary_cron is not None:
-            cron = CronRunner(self.settings.summary_cron, self._scheduled_tick,
+            cron = CronRunner(self.settings.summary_cron, self.summarize_due,
                               timezone=self.settings.timezone)
             self._background.start("memstrata-scheduler", cron.run, interrupt=False)
+        if self._policy.by_turns:
+            # A summary run in progress may finish within close()'s bound, as a cron tick may.
+            self._background.start("memstrata-turns-summary",
+                                   partial(self._runner.run_flagged, self.tenant), interrupt=False)
 
     async def _sweep_loop(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -158,9 +163,6 @@ class Memory:
             with contextlib.suppress(Exception):
                 await self.errors.sweep()
             await pause(stop, _SWEEP_INTERVAL_S)
-
-    async def _scheduled_tick(self) -> None:
-        await self.summarize_due()
 
     async def sweep(self) -> list[str]:
         """Purge ``temp-`` sessions idle for ``temp_idle_minutes`` (all strata, all tenants;
@@ -216,10 +218,11 @@ class Memory:
         if self._indexer is not None:
             await self._indexer.drain(timeout)
 
-    async def index_backlog(self) -> int:
-        """Messages of this tenant still waiting to be embedded (0 without an embedder)."""
-        self._live()
-        return 0 if self._indexer is None else await self._indexer.backlog()
+    async def index_backlog(self, session: str | None = None) -> int:
+        """Messages of this tenant (or of one session) still waiting to be embedded (0 without
+        an embedder)."""
+        self._scope(session)
+        return 0 if self._indexer is None else await self._indexer.backlog(session)
 
     async def reindex(self) -> int:
         """Drop this tenant's vectors and queue every hot message again (after changing the
@@ -235,7 +238,9 @@ class Memory:
         A summary that already absorbed the message is not rewritten.
         """
         self._live()
-        return await self._store.forget(self.tenant, check_message_id(message_id, "message_id"))
+        gone = await self._store.forget(self.tenant, check_message_id(message_id, "message_id"))
+        self._wake_indexer()  # the next message is embedded again, after its new predecessor
+        return gone
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -254,12 +259,17 @@ class Memory:
 
     async def search(self, session: str | None, query: str, *, match: str | None = None,
                      time_range: str = "all", limit: int | None = None,
-                     exclude_window: bool = True) -> list[Hit]:
-        """Search one session (or, with ``session=None``, every session of the tenant)."""
+                     exclude_window: bool = True, min_score: float | None = None) -> list[Hit]:
+        """Search one session (or, with ``session=None``, every session of the tenant).
+
+        Semantic and hybrid hits need evidence: a similarity (``Hit.score``) of at least
+        ``min_score`` (default ``settings.search_min_score``; -1 turns the floor off) or, in
+        hybrid mode, a query term in the message; when nothing qualifies the list is empty.
+        """
         self._scope(session)
         return await self._searcher.search(session, query, match=match, time_range=time_range,
                                            limit=limit, exclude_window=exclude_window,
-                                           now=self._clock())
+                                           now=self._clock(), min_score=min_score)
 
     def match_modes(self) -> list[str]:
         """The match modes this Memory can serve (semantic ones need an embedder)."""
@@ -270,11 +280,8 @@ class Memory:
         """A message with its neighbours in its session, oldest first (``NotFound`` if none)."""
         self._live()
         mid = check_message_id(message_id, "message_id")
-        b = self.settings.expand_before if before is None else before
-        a = self.settings.expand_after if after is None else after
-        for name, value in (("before", b), ("after", a)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 50:
-                raise InvalidInput(name, f"must be an integer from 0 to 50; got {value!r}")
+        b = check_span(before, self.settings.expand_before, "before")
+        a = check_span(after, self.settings.expand_after, "after")
         runs = await self._store.around(self.tenant, [mid], b, a)
         if mid not in runs:
             raise NotFound(f"no message with id {mid} in tenant {self.tenant!r}")
@@ -311,7 +318,8 @@ class Memory:
 
     async def summarize_due(self) -> int:
         """Summarise every session of the tenant that has messages after its cursor and is not
-        backed off (what the scheduler does on each tick); returns how many ran."""
+        backed off (what the scheduler does on each tick); returns how many this call
+        summarised (not those another worker held, that failed, or had nothing to add)."""
         self._live()
         return await self._runner.tick(self.tenant)
 
@@ -334,15 +342,7 @@ class Memory:
         if self._indexer is not None:
             backlog = await self._indexer.backlog(session)
             other = await self._indexer.other_model_vectors()
-        return SessionStats(
-            session=session, messages=row.messages, hot_messages=row.hot_messages,
-            hot_bytes=row.hot_bytes, cutoff=row.cutoff,
-            cursor=summary.cursor if summary else None, index_backlog=backlog,
-            summary_kind=summary.kind if summary else None,
-            summary_tokens_in=summary.tokens_in if summary else 0,
-            summary_tokens_out=summary.tokens_out if summary else 0, last_error=run.last_error,
-            extra={"summary_due": row.summary_due, "vectors_other_model": other,
-                   "summary_failures": run.failures, "summary_retry_at": run.retry_at})
+        return SessionStats.of(row, summary, run, backlog=backlog, other_model_vectors=other)
 
     async def reset(self, session: str, mode: str = "summary") -> None:
         """``summary``: summarise everything, then delete the messages and keep the summary

@@ -27,6 +27,8 @@ __all__ = [
     "Message",
     "Role",
     "RunState",
+    "SalvageReport",
+    "Salvaged",
     "SessionInfo",
     "SessionRow",
     "SessionStats",
@@ -78,6 +80,9 @@ class Hit:
 
     message: Message
     score: float
+    """Semantic and hybrid hits: the message's similarity to the query, -1 to 1, absolute (the
+    floor ``min_score`` applies to it); keyword hits: BM25 scaled by the query's best, +1 for
+    the whole query as written; neighbours: 0."""
     rank: int | None
     source: HitSource
     matched: bool = True
@@ -111,6 +116,21 @@ class SessionStats:
     summary_tokens_out: int
     last_error: str | None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, row: SessionRow, summary: Summary | None, run: RunState, *, backlog: int,
+           other_model_vectors: int) -> SessionStats:
+        """The report assembled from what the store holds about the session."""
+        return cls(session=row.id, messages=row.messages, hot_messages=row.hot_messages,
+                   hot_bytes=row.hot_bytes, cutoff=row.cutoff,
+                   cursor=summary.cursor if summary else None, index_backlog=backlog,
+                   summary_kind=summary.kind if summary else None,
+                   summary_tokens_in=summary.tokens_in if summary else 0,
+                   summary_tokens_out=summary.tokens_out if summary else 0,
+                   last_error=run.last_error,
+                   extra={"summary_due": row.summary_due,
+                          "vectors_other_model": other_model_vectors,
+                          "summary_failures": run.failures, "summary_retry_at": run.retry_at})
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -248,3 +268,40 @@ class RunState:
     failures: int
     retry_at: int | None
     last_error: str | None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Salvaged:
+    """What salvage did with one kind of record."""
+
+    copied: int
+    """Records written to the new file."""
+    unreadable: int
+    """Records left behind: unreadable, or read but not whole and valid. Exact when ``exact``
+    is true (another b-tree still listed every live id); otherwise an estimate from the ids
+    SQLite could not read, some of which may never have held a record."""
+    exact: bool = True
+    from_pages: int = 0
+    """Of ``copied``, the records found by scanning pages that the table's b-tree could no
+    longer reach (below a damaged interior page, or cut off by a truncation)."""
+    unreadable_ids: tuple[tuple[int, int], ...] = ()
+    """Inclusive id ranges that could not be read (messages and error records)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SalvageReport:
+    """What ``memstrata.store.salvage`` copied out of a damaged file, and what it found."""
+
+    source: str
+    dest: str
+    damage: tuple[str, ...]
+    """The source's problems, as the integrity check names them (empty: none found)."""
+    messages: Salvaged
+    summaries: Salvaged
+    error_records: Salvaged
+    sessions: int
+    """Sessions in the new file (counters recomputed from the messages copied)."""
+    vectors: int
+    """Embeddings copied for hot messages."""
+    queued: int
+    """Hot messages without an embedding, queued for the indexer."""

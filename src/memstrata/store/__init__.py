@@ -1,10 +1,11 @@
 """The storage seam and its backends. All SQL of memstrata lives in this package.
 
 :func:`open_store` picks the backend from the target: a file path, ``sqlite:///path``, or
-``:memory:`` open the SQLite backend.
+``:memory:`` open the SQLite backend. :func:`check_file` and :func:`salvage` read a database
+file without opening it as a store, to name what is damaged and copy out what can be read.
 """
 
-from ._open import check_target, open_store
+from ._open import check_file, check_target, open_store, salvage
 from ._protocols import ErrorStore, MessageStore, RunStore, Store, VectorStore
 
 __all__ = [
@@ -13,6 +14,8 @@ __all__ = [
     "RunStore",
     "Store",
     "VectorStore",
+    "check_file",
     "check_target",
     "open_store",
+    "salvage",
 ]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..errors import InvalidInput
+from ..types import SalvageReport
 from ._protocols import Store
-from .sqlite import SQLiteStore
+from .sqlite import SQLiteStore, check_sqlite_file, salvage_sqlite
 
-__all__ = ["check_target", "open_store"]
+__all__ = ["check_file", "check_target", "open_store", "salvage"]
 
 _SUPPORTED = "a file path, ':memory:' or sqlite:///path/to/file.db"
 
@@ -23,6 +24,21 @@ async def open_store(target: str, *, durability: str = "normal") -> Store:
     """Open (creating if needed) the database ``target`` names, on the backend its form
     picks (a path, ``sqlite:///…`` or ``:memory:``: SQLite), with migrations applied."""
     return await SQLiteStore.open(_sqlite_path(target), durability=durability)
+
+
+async def check_file(target: str) -> list[str]:
+    """What is damaged in the database ``target`` names, one line per damaged table, index or
+    full-text index (empty when healthy). Unlike ``Store.integrity_check`` this never opens the
+    file as a store: nothing is migrated or written, so it works on a file too damaged to
+    open. ``NotFound`` when the file does not exist."""
+    return await check_sqlite_file(_sqlite_path(target))
+
+
+async def salvage(source: str, dest: str) -> SalvageReport:
+    """Copy every message, summary and error record that can still be read from the damaged
+    database ``source`` into a new database ``dest`` (which must not exist), and say what was
+    copied and what could not be read. The source is only read."""
+    return await salvage_sqlite(_sqlite_path(source), _sqlite_path(dest))
 
 
 def _sqlite_path(target: object) -> str:

@@ -59,6 +59,11 @@ class MessageStore(Protocol):
 
     async def get_message(self, tenant: str, message_id: int) -> Message | None: ...
 
+    async def keys(self, tenant: str, message_ids: Sequence[int]) -> dict[int, str]:
+        """The idempotency keys of those of ``message_ids`` that were stored with one (what an
+        export writes, so importing it twice stores each message once)."""
+        ...
+
     async def around(self, tenant: str, message_ids: Sequence[int], before: int,
                      after: int) -> dict[int, list[Message]]:
         """For each id, the run of its session's messages from ``before`` earlier to
@@ -136,6 +141,14 @@ class VectorStore(Protocol):
         """Give ``worker``'s claimed batch back to the queue."""
         ...
 
+    async def queue_unindexed(self, tenant: str | None, *, span: int) -> tuple[int, bool]:
+        """Queue the hot messages of the tenant (every tenant for ``None``) that have neither a
+        vector nor a place in the queue (written while no embedder was indexing), looking only
+        above the tenant's mark and at no more than ``span`` ids per call; move the mark past
+        what was looked at. Returns how many were queued and whether the mark reached the
+        newest message. Appending never has to do this work."""
+        ...
+
     async def backlog(self, tenant: str, session: str | None = None) -> int:
         """Queued messages of the tenant (or of one session)."""
         ...
@@ -168,7 +181,9 @@ class RunStore(Protocol):
 
     async def save(self, tenant: str, session: str, *, kind: str, body: dict[str, object],
                    cursor: int, now: int, tokens_in: int, tokens_out: int) -> None:
-        """Store the summary and its cursor in one transaction, adding to the token totals."""
+        """Store the summary and its cursor in one transaction, adding to the token totals;
+        a cursor that reaches the point at which the turns policy flagged the session (see
+        ``flagged``) clears the flag in the same transaction."""
         ...
 
     async def add_tokens(self, tenant: str, session: str, tokens_in: int,
@@ -202,6 +217,13 @@ class RunStore(Protocol):
                   limit: int = 1000) -> list[tuple[str, str]]:
         """(tenant, session) pairs with messages after their cursor that are not backed off
         (every tenant when ``tenant`` is ``None``)."""
+        ...
+
+    async def flagged(self, tenant: str | None, *, now: int,
+                      limit: int = 1000) -> list[tuple[str, str]]:
+        """(tenant, session) pairs whose cutoff the turns policy moved (which asks for a
+        summary run) and whose summary has not yet reached that cutoff; not backed off, not
+        ``temp-`` sessions (every tenant when ``tenant`` is ``None``)."""
         ...
 
 

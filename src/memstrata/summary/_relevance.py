@@ -5,11 +5,16 @@ Before a turn, the decision model may pick the ``key_decisions``, ``past_discuss
 is never fatal here: without a model, without a query, or when the call or its reply fails, the
 whole summary is kept. When the model finds nothing relevant, the result is ``None`` and the
 caller leaves the summary block out.
+
+General rules about the reply's language, format or workflow are always relevant: a key
+decision that :func:`is_general_rule` recognises (by keywords, in English and Chinese) is kept
+whatever the model picked, so a model that forgets the rule cannot drop it.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,11 +24,49 @@ from ..providers import LLM
 from ._prompts import relevance_system_prompt, relevance_user_message
 from ._schema import CURRENT, DECISIONS, PAST, first_object
 
-__all__ = ["Relevance", "select_relevant"]
+__all__ = ["Relevance", "is_general_rule", "select_relevant"]
 
 log = logging.getLogger(__name__)
 
 RELEVANCE_MAX_TOKENS = 512
+
+# Words that make a key decision a rule about how to reply rather than about a topic. English
+# matches whole words, case-insensitively; Chinese and Japanese match as substrings. Words that
+# also name everyday things ("table", "length", "Japanese food") are left out on purpose.
+_GENERAL_WORDS = re.compile(r"\b(?:" + "|".join([
+    # replying at all
+    r"repl(?:y|ies|ied|ying)", r"respon(?:d|ds|ded|ding|se|ses)", r"answer(?:s|ed|ing)?",
+    # language
+    r"languages?", r"(?:traditional|simplified) chinese",
+    r"in (?:english|chinese|mandarin|cantonese|taiwanese|japanese|korean|french|german|"
+    r"spanish)",
+    # format
+    r"format(?:s|ted|ting)?", r"markdown", r"bullet(?:s| points?)?", r"json", r"code blocks?",
+    r"headings?", r"emojis?", r"concise", r"verbose", r"tone", r"word count",
+    # workflow
+    r"workflow", r"step[- ]by[- ]step", r"always", r"every time", r"from now on",
+    r"before (?:answering|replying|responding)", r"ask (?:me )?(?:first|before)",
+    r"confirm (?:with me )?(?:first|before)",
+]) + r")\b", re.IGNORECASE)
+_GENERAL_CJK = (
+    # language
+    "語言", "语言", "中文", "英文", "日文", "繁體", "繁体", "簡體", "简体", "日本語",
+    # format
+    "格式", "條列", "条列", "列點", "表情符號", "表情符号", "語氣", "语气", "簡潔", "简洁",
+    "精簡", "精简", "字數", "字数", "箇条書き", "形式",
+    # replying and workflow
+    "回答", "回覆", "回复", "回應", "回应", "返信", "流程", "步驟", "步骤", "每次", "一律",
+    "總是", "总是",
+)
+
+
+def is_general_rule(decision: object) -> bool:
+    """Whether a key decision is a general rule about the reply's language, format or
+    workflow (always relevant), judged by its words: e.g. ``Do: answer in Traditional
+    Chinese``, ``Don't: use emojis``, ``Do: 回覆一律用繁體中文``."""
+    if not isinstance(decision, str):
+        return False
+    return bool(_GENERAL_WORDS.search(decision)) or any(w in decision for w in _GENERAL_CJK)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +105,7 @@ def _trim(summary: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, An
     keep_current = answer.get(CURRENT, False)
     if keep_decisions is None or keep_past is None or not isinstance(keep_current, bool):
         raise ValueError("the relevance reply has the wrong shape")
+    keep_decisions |= {i for i, d in enumerate(decisions) if is_general_rule(d)}
     trimmed = dict(summary)
     trimmed[DECISIONS] = [d for i, d in enumerate(decisions) if i in keep_decisions]
     trimmed[PAST] = [p for i, p in enumerate(past) if i in keep_past]

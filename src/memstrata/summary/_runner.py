@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from .._background import worker_id
+from .._background import pause, worker_id
 from .._ingest import is_temp
 from ..config import Settings
 from ..errors import ProviderError, SummaryFailed
@@ -30,6 +31,10 @@ __all__ = ["LEASE_TTL_NS", "SummaryRunner"]
 
 LEASE_TTL_NS = 10 * 60 * 10**9
 _LEASE_POLL_S = 0.2
+_FLAGGED_POLL_S = 1.0
+"""How often the background looks for sessions the turns policy flagged for a summary."""
+
+log = logging.getLogger("memstrata")
 
 
 class SummaryRunner:
@@ -65,13 +70,20 @@ class SummaryRunner:
         ``wait=False`` returns the stored summary at once when another worker holds the lease
         (what the scheduler wants); otherwise this waits for the lease, which always expires.
         """
+        summary, _ = await self._run(tenant, session, include_window=include_window, wait=wait)
+        return summary
+
+    async def _run(self, tenant: str, session: str, *, include_window: bool,
+                   wait: bool) -> tuple[Summary | None, bool]:
+        """``summarize``, also saying whether this call saved a summary (``False`` when
+        another worker held the lease or there was nothing new to summarise)."""
         if is_temp(session):
-            return None
+            return None, False
         runs = self._store.runs
         while not await runs.lease(tenant, session, self.owner, now=self._clock(),
                                    until=self._clock() + LEASE_TTL_NS):
             if not wait:
-                return await self._store.get_summary(tenant, session)
+                return await self._store.get_summary(tenant, session), False
             await asyncio.sleep(_LEASE_POLL_S)
         try:
             if self.llm is None:
@@ -81,22 +93,49 @@ class SummaryRunner:
             await runs.release(tenant, session, self.owner)
 
     async def tick(self, tenant: str | None) -> int:
-        """One scheduled pass: summarise every due session (``None``: every tenant)."""
-        done = 0
-        for t, session in await self._store.runs.due(tenant, now=self._clock()):
+        """One scheduled pass: summarise every due session (``None``: every tenant). Returns
+        how many this worker summarised: not those another worker held, failed ones or ones
+        with nothing to add."""
+        return await self._pass(await self._store.runs.due(tenant, now=self._clock()))
+
+    async def tick_flagged(self, tenant: str | None, stop: asyncio.Event | None = None) -> int:
+        """Summarise the sessions the turns policy flagged when it moved their cutoff (as seed
+        003 queues a run at that point), without waiting for the schedule; returns how many
+        this worker summarised. A save that reaches the flagged point clears the flag. Once
+        ``stop`` is set, no further session is started."""
+        return await self._pass(await self._store.runs.flagged(tenant, now=self._clock()), stop)
+
+    async def run_flagged(self, tenant: str | None, stop: asyncio.Event) -> None:
+        """The background loop behind the turns policy: summarise flagged sessions seconds
+        after the flag is set (with or without a cron schedule) until ``stop`` is set."""
+        while not stop.is_set():
             try:
-                await self.summarize(t, session, include_window=False, wait=False)
-                done += 1
+                await self.tick_flagged(tenant, stop)
+            except Exception as exc:  # a failed pass must not end the loop; the next tries
+                log.warning("summarising sessions flagged by the turns policy failed: %s: %s",
+                            type(exc).__name__, exc)
+            await pause(stop, _FLAGGED_POLL_S)
+
+    async def _pass(self, sessions: list[tuple[str, str]],
+                    stop: asyncio.Event | None = None) -> int:
+        done = 0
+        for t, session in sessions:
+            if stop is not None and stop.is_set():
+                break
+            try:
+                _, saved = await self._run(t, session, include_window=False, wait=False)
             except ProviderError:
                 continue  # recorded with its back-off; the next tick moves on
+            done += saved
         return done
 
-    async def _llm_run(self, tenant: str, session: str, llm: LLM) -> Summary | None:
+    async def _llm_run(self, tenant: str, session: str,
+                       llm: LLM) -> tuple[Summary | None, bool]:
         current = await self._store.get_summary(tenant, session)
         messages = await self._store.after_cursor(
             tenant, session, current.cursor if current is not None else None)
         if current is None and not messages:
-            return None
+            return None, False
 
         async def save(body: dict[str, Any], cursor: int, tokens_in: int,
                        tokens_out: int) -> None:
@@ -109,8 +148,9 @@ class SummaryRunner:
                                          until=now + LEASE_TTL_NS)
 
         try:
-            await run_summary(llm, settings=self._settings, previous=current,
-                              messages=messages, save=save, decision_llm=self.decision_llm)
+            result = await run_summary(llm, settings=self._settings, previous=current,
+                                       messages=messages, save=save,
+                                       decision_llm=self.decision_llm)
         except SummaryFailed as exc:
             await self._store.runs.add_tokens(tenant, session, exc.result.unsaved_tokens_in,
                                               exc.result.unsaved_tokens_out)
@@ -118,14 +158,15 @@ class SummaryRunner:
                                           retry_at_for=next_retry)
             raise
         await self._store.runs.succeeded(tenant, session)
-        return await self._store.get_summary(tenant, session)
+        return await self._store.get_summary(tenant, session), result.saved
 
     async def _digest(self, tenant: str, session: str, *,
-                      include_window: bool) -> Summary | None:
+                      include_window: bool) -> tuple[Summary | None, bool]:
         """The no-LLM summary: the text between the cursor and the window (or everything
         after the cursor when the messages are about to be reset)."""
         current = await self._store.get_summary(tenant, session)
         window = await self._store.recent(tenant, session, self._settings.window_messages)
+        fixed = False
         if current is not None and current.cursor is None:
             # An imported summary without a cursor covers everything written so far.
             newest = window[-1].id if window else 0
@@ -133,13 +174,14 @@ class SummaryRunner:
                                         cursor=newest, now=self._clock(), tokens_in=0,
                                         tokens_out=0)
             current = await self._store.get_summary(tenant, session)
+            fixed = True
             if not include_window:
-                return current
+                return current, True
         cursor = current.cursor if current is not None else None
         upto = None if include_window or not window else window[0].id - 1
         pending = await self._store.after_cursor(tenant, session, cursor, upto)
         if not pending:
-            return current
+            return current, fixed
         previous: dict[str, Any] | None = None
         if current is not None:
             previous = (current.body if current.kind == "digest"
@@ -148,5 +190,5 @@ class SummaryRunner:
         await self._store.runs.save(tenant, session, kind="digest", body=body,
                                     cursor=pending[-1].id, now=self._clock(), tokens_in=0,
                                     tokens_out=0)
-        return await self._store.get_summary(tenant, session)
+        return await self._store.get_summary(tenant, session), True
 

@@ -55,7 +55,7 @@ def is_due(session: str, *, pending: bool, failures: int = 0,
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
-Tick = Callable[[], Awaitable[None]]
+Tick = Callable[[], Awaitable[object]]
 
 
 class CronRunner:

@@ -42,6 +42,35 @@ async def check_idempotency_key(store: Store) -> None:
     assert row is not None and row.messages == 1
 
 
+async def check_idempotency_keys_in_a_batch(store: Store) -> None:
+    """In one batch, a stored key yields the stored message and a key repeated within the
+    batch is stored once; the others are new, in order, with increasing ids."""
+    (old,) = await store.append("t", "s", [msg("user", "first", key="k1")], now=T0, policy=OFF)
+    batch = [msg("user", "again", key="k1"), msg("user", "new", key="k2"),
+             msg("assistant", "plain"), msg("user", "dup", key="k2"),
+             msg("assistant", "last", key="k3")]
+    out = await store.append("t", "s", batch, now=T0, policy=OFF)
+    assert out[0] == old and out[3] == out[1]
+    assert [m.content for m in out] == ["first", "new", "plain", "new", "last"]
+    assert old.id < out[1].id < out[2].id < out[4].id
+    row = await store.session("t", "s")
+    assert row is not None and row.messages == 4
+    assert [m.content for m in await store.recent("t", "s", 10)] == ["first", "new", "plain",
+                                                                      "last"]
+
+
+async def check_keys_of_messages(store: Store) -> None:
+    """``keys`` returns the idempotency key of each listed message stored with one, in the
+    tenant asked for only; messages without a key and unknown ids are left out."""
+    a, b = await store.append("t", "s", [msg("user", "keyed", key="k-1"), msg("user", "plain")],
+                              now=T0, policy=OFF)
+    (other,) = await store.append("u", "s", [msg("user", "keyed", key="k-2")], now=T0,
+                                  policy=OFF)
+    assert await store.keys("t", [a.id, b.id, other.id, 10**9]) == {a.id: "k-1"}
+    assert await store.keys("u", [a.id, other.id]) == {other.id: "k-2"}
+    assert await store.keys("t", []) == {}
+
+
 async def check_tenant_isolation(store: Store) -> None:
     """Same session id in two tenants: nothing crosses, in any read."""
     await store.append("t1", "s", [msg("user", "apple pie recipe 蘋果派")], now=T0, policy=OFF)
@@ -177,7 +206,9 @@ async def check_reading_helpers(store: Store) -> None:
 
 
 MESSAGE_CHECKS: Sequence[Check] = (
-    check_append_order, check_ids_never_reused, check_idempotency_key, check_tenant_isolation,
+    check_append_order, check_ids_never_reused, check_idempotency_key,
+    check_idempotency_keys_in_a_batch, check_keys_of_messages,
+    check_tenant_isolation,
     check_keyword, check_compaction_bytes, check_compaction_turns, check_summary,
     check_reset_and_remove, check_purge_idle, check_import_atomic, check_forget_counts,
     check_reading_helpers,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ..store import Store
 from ..types import RunState, Summary
-from ._common import OFF, T0, Check, pairs
+from ._common import OFF, T0, Check, pairs, turns
 
 __all__ = ["RUN_CHECKS"]
 
@@ -194,9 +194,36 @@ async def check_due_tenant_filter(store: Store) -> None:
                                                               ("u", "b")}
 
 
+async def check_flagged_until_summarised(store: Store) -> None:
+    """A turns compaction flags its session: ``flagged`` lists it (not ``temp-`` sessions,
+    sessions without a turns compaction or other tenants', not while backed off) until a save
+    whose cursor reaches the cutoff it set, which clears the flag; a save short of it does
+    not."""
+    out = await store.append("t", "s", pairs(10), now=T0, policy=turns(10, 4))
+    cutoff = out[5].id
+    await store.append("t", "temp-x", pairs(10), now=T0, policy=turns(10, 4))
+    await store.append("t", "plain", pairs(10), now=T0, policy=OFF)
+    await store.append("u", "s", pairs(2), now=T0, policy=OFF)
+    row = await store.session("t", "s")
+    assert row is not None and row.summary_due and row.cutoff == cutoff
+    assert await store.runs.flagged("t", now=T0) == [("t", "s")]
+    assert await store.runs.flagged(None, now=T0) == [("t", "s")]
+    assert await store.runs.flagged("u", now=T0) == []
+    await _save(store, "t", "s", out[2].id)
+    assert await store.runs.flagged("t", now=T0) == [("t", "s")]
+    await store.runs.failed("t", "s", "boom", now=T0, retry_at_for=_after)
+    assert await store.runs.flagged("t", now=T0 + 999) == []
+    assert await store.runs.flagged("t", now=T0 + 1000) == [("t", "s")]
+    await _save(store, "t", "s", cutoff)
+    assert await store.runs.flagged("t", now=T0 + 1000) == []
+    row = await store.session("t", "s")
+    assert row is not None and not row.summary_due
+
+
 RUN_CHECKS: Sequence[Check] = (
     check_save_summary_cursor_tokens, check_summary_and_cursor_together,
     check_add_tokens_needs_summary, check_lease_one_owner, check_lease_expired_taken_over,
     check_lease_release_by_owner_only, check_failed_counts_and_backs_off, check_succeeded_clears,
     check_due_pending_sessions, check_due_skips_backed_off, check_due_tenant_filter,
+    check_flagged_until_summarised,
 )

@@ -135,6 +135,33 @@ async def check_backlog_counts(store: Store) -> None:
     assert (await v.backlog("t"), await v.backlog("t", "s1"), await v.backlog_all()) == (3, 0, 7)
 
 
+async def check_queue_unindexed(store: Store) -> None:
+    """``queue_unindexed`` queues the hot messages written without the queue (no embedder) and
+    nothing else: not cold ones, not those with a vector or already queued, not another
+    tenant's. A second call queues nothing; ``span`` bounds the ids one call looks at, and
+    ``None`` covers every tenant."""
+    v = store.vectors
+    cold_and_hot = await store.append("t", "c", pairs(6), now=T0, policy=turns(6, 2))
+    plain = await store.append("t", "s", pairs(3), now=T0, policy=OFF)
+    await _queue(store, "t", "s", 2, 3)
+    assert len(await embed(store, "w0")) == 2  # these two now have vectors
+    theirs = await store.append("u", "s", pairs(2), now=T0, policy=OFF)
+    queued = await _queue(store, "t", "s", 1, 5)  # queued, not claimed
+    later = await store.append("t", "s", pairs(1, 6), now=T0, policy=OFF)
+    assert await v.backlog("t") == 1
+    assert await v.queue_unindexed("t", span=10**9) == (6, True)
+    assert await v.queue_unindexed("t", span=10**9) == (0, True)
+    assert (await v.backlog("t"), await v.backlog("t", "c"), await v.backlog("u")) == (7, 2, 0)
+    expected = _ids(cold_and_hot[4:] + plain + queued + later)
+    assert sorted(c.message.id for c in await claim(store, "w1")) == sorted(expected)
+    fresh = await store.append("t", "s2", pairs(5), now=T0, policy=OFF)
+    steps = [await v.queue_unindexed("t", span=2) for _ in range(3)]
+    assert steps == [(2, False), (2, False), (1, True)], steps
+    assert [c.message.id for c in await claim(store, "w2")] == _ids(fresh)
+    assert await v.queue_unindexed(None, span=10**9) == (2, True)  # the other tenant's
+    assert [c.message.id for c in await claim(store, "w3", "u")] == _ids(theirs)
+
+
 async def check_version_changes_on_put(store: Store) -> None:
     """Storing vectors changes the session's version; a session is listed by the tenant-wide
     ``versions`` once it has vectors, and ``load_hot`` reports the same version."""
@@ -171,17 +198,19 @@ async def check_compaction_drops_cold_vectors(store: Store) -> None:
 
 async def check_version_changes_on_forget(store: Store) -> None:
     """Forgetting a message drops its vector (or its place in the queue) and changes the
-    version."""
-    a, b, c = await _queue(store, "t", "s", 3)
-    await embed(store, "w", limit=2)
+    version. The next message's vector was embedded after the forgotten text, so it is
+    dropped too and the message queued again."""
+    a, b, c, d = await _queue(store, "t", "s", 4)
+    await embed(store, "w", limit=3)
     before = await store.vectors.versions("t", "s")
-    assert await store.forget("t", a.id)
+    assert await store.forget("t", b.id)
     assert await store.vectors.versions("t", "s") != before
     hot = await store.vectors.load_hot("t", "s", MODEL, DIM)
-    assert hot.ids == [b.id, c.id] and hot.embedded.tolist() == [True, False]
+    assert hot.ids == [a.id, c.id, d.id] and hot.embedded.tolist() == [True, False, False]
     assert await vector_count(store, "t") == 1
-    assert await store.forget("t", c.id)
-    assert await store.vectors.backlog("t") == 0
+    assert await store.vectors.backlog("t") == 2  # c again, and d
+    assert await store.forget("t", d.id)
+    assert await store.vectors.backlog("t") == 1
 
 
 async def check_version_changes_on_reset_and_remove(store: Store) -> None:
@@ -313,7 +342,7 @@ async def check_vector_tenant_scoping(store: Store) -> None:
 VECTOR_CHECKS: Sequence[Check] = (
     check_claim_oldest_first_with_previous, check_claim_exclusive, check_stale_claim_taken_over,
     check_put_only_own_claims, check_release_returns_batch, check_backlog_counts,
-    check_version_changes_on_put, check_compaction_drops_cold_vectors,
+    check_queue_unindexed, check_version_changes_on_put, check_compaction_drops_cold_vectors,
     check_version_changes_on_forget, check_version_changes_on_reset_and_remove, check_load_hot,
     check_other_model_count, check_requeue, check_requeue_voids_earlier_claims,
     check_vector_tenant_scoping,

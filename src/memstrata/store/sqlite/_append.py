@@ -30,6 +30,8 @@ def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
     that were new."""
     out: list[Message] = []
     fresh: list[Draft] = []
+    if len(drafts) > 1 and any(d.key is not None for d in drafts):
+        return _insert_keyed_batch(c, tenant, session, drafts, index)
     if any(d.key is not None for d in drafts):
         for d in drafts:
             if d.key is not None:
@@ -43,6 +45,11 @@ def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
             if index:
                 c.execute(sql.ENQUEUE, (out[-1].id, tenant, session))
         return out, fresh
+    return _insert_all(c, tenant, session, drafts, index), list(drafts)
+
+
+def _insert_all(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
+                index: bool) -> list[Message]:
     # One writer holds the lock and ids come from AUTOINCREMENT, so a batch gets consecutive
     # ids ending at last_insert_rowid().
     c.executemany(sql.INSERT_MESSAGE, [_insert_params(tenant, session, d) for d in drafts])
@@ -51,7 +58,32 @@ def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
     out = [_message(first + i, session, d) for i, d in enumerate(drafts)]
     if index:
         c.executemany(sql.ENQUEUE, [(m.id, tenant, session) for m in out])
-    return out, list(drafts)
+    return out
+
+
+def _insert_keyed_batch(c: sqlite3.Connection, tenant: str, session: str,
+                        drafts: Sequence[Draft],
+                        index: bool) -> tuple[list[Message], list[Draft]]:
+    """A batch with idempotency keys (an import): one lookup of the stored keys, then the new
+    drafts in one ``executemany``; a key repeated within the batch is stored once."""
+    keys = [d.key for d in drafts if d.key is not None]
+    stored = {str(r[7]): row_message(r[:7]) for r in
+              c.execute(sql.SELECT_BY_KEYS, (tenant, session, json.dumps(keys)))}
+    fresh: list[Draft] = []
+    slots: list[Message | int] = []  # a stored message, or a position in ``fresh``
+    first_of: dict[str, int] = {}
+    for d in drafts:
+        if d.key is not None and d.key in stored:
+            slots.append(stored[d.key])
+        elif d.key is not None and d.key in first_of:
+            slots.append(first_of[d.key])
+        else:
+            if d.key is not None:
+                first_of[d.key] = len(fresh)
+            slots.append(len(fresh))
+            fresh.append(d)
+    new = _insert_all(c, tenant, session, fresh, index) if fresh else []
+    return [s if isinstance(s, Message) else new[s] for s in slots], fresh
 
 
 def finish(c: sqlite3.Connection, tenant: str, session: str, fresh: Sequence[Draft], now: int,
@@ -75,8 +107,10 @@ def _compact(c: sqlite3.Connection, tenant: str, session: str, cutoff: int,
     if verdict is None:
         return
     kept = [r for r in hot if r.id > verdict.cutoff]
+    # The flag is the new cutoff: a summary whose cursor reaches it has covered what left.
     c.execute(sql.UPDATE_CUTOFF, (verdict.cutoff, len(kept), sum(r.size for r in kept),
-                                  int(verdict.summary_due), tenant, session))
+                                  verdict.cutoff if verdict.summary_due else 0, tenant,
+                                  session))
     # Vectors exist only for hot messages: the ones behind the new cutoff go, in this same
     # transaction, and so does their place in the indexer's queue.
     c.execute(sql.DROP_COLD_QUEUE, (tenant, session, verdict.cutoff))

@@ -29,6 +29,7 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT_S = 30.0
 _LOCK_RETRIES = 8
+_JOIN_TIMEOUT_S = 5.0
 
 
 class Connection:
@@ -44,18 +45,28 @@ class Connection:
 
     @classmethod
     async def open(cls, path: str, *, durability: str = "normal") -> Connection:
+        conn = aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S,
+                                 check_same_thread=False)
         try:
-            conn = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S,
-                                           check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open SQLite database {path!r}: {exc}") from exc
+            await conn
+        except BaseException as exc:
+            _join_thread(conn)
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"cannot open SQLite database {path!r}: {exc}") from exc
+            raise
         db = cls(conn, path)
         try:
+            # Refused before anything is configured, so another application's file keeps its
+            # journal mode as well as its tables.
+            await db._call(_refuse_foreign(path))
             await db._call(_configurer(path, durability))
-            await db.write(_migrate)
+            await db.write(_migrator(path))
             db._reader = _open_reader(path)
         except BaseException:
-            await conn.close()
+            try:
+                await conn.close()
+            finally:
+                _join_thread(conn)
             raise
         return db
 
@@ -135,6 +146,19 @@ def _begin_immediate(c: sqlite3.Connection) -> None:
             delay = min(delay * 2, 1.0)
 
 
+def _join_thread(conn: aiosqlite.Connection) -> None:
+    """Wait (briefly) for the connection's thread to end after a failed open.
+
+    After a failed connect aiosqlite queues its thread's stop but does not wait for it; a
+    thread that outlives the event loop (a CLI exits at once) dies printing "Event loop is
+    closed". The stop is already queued and takes microseconds, so the join is short; it is
+    bounded in case the driver hangs.
+    """
+    thread = getattr(conn, "_thread", None)
+    if thread is not None and thread.is_alive():
+        thread.join(_JOIN_TIMEOUT_S)
+
+
 def _configurer(path: str, durability: str) -> Callable[[sqlite3.Connection], None]:
     def configure(c: sqlite3.Connection) -> None:
         if path != ":memory:" and not path.startswith("file::memory:"):
@@ -161,6 +185,35 @@ def _open_reader(path: str) -> sqlite3.Connection | None:
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open a reader on {path!r}: {exc}") from exc
     return reader
+
+
+def _refuse_foreign(path: str) -> Callable[[sqlite3.Connection], None]:
+    """Refuse a database that is neither empty nor memstrata's (recognised by its
+    ``schema_version`` table), so another application's file never gets memstrata's tables."""
+    def check(c: sqlite3.Connection) -> None:
+        try:
+            names = [str(r[0]) for r in c.execute(sql.SELECT_SCHEMA_OBJECTS)]
+            ours = "schema_version" in names and {
+                str(r[0]) for r in c.execute(sql.SELECT_VERSION_COLUMNS)} == {"version",
+                                                                             "applied_at"}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path!r} is not a memstrata database: {exc}") from exc
+        if names and not ours:
+            shown = ", ".join(repr(n) for n in names[:3]) + (", …" if len(names) > 3 else "")
+            raise StoreError(f"{path!r} is not a memstrata database: it holds another "
+                             f"application's schema ({shown}) and no memstrata "
+                             "schema_version table; memstrata opens only an empty file or its "
+                             "own database, and changed nothing")
+    return check
+
+
+def _migrator(path: str) -> Callable[[sqlite3.Connection], None]:
+    refuse = _refuse_foreign(path)
+
+    def migrate(c: sqlite3.Connection) -> None:
+        refuse(c)  # again inside the write transaction: nobody created tables meanwhile
+        _migrate(c)
+    return migrate
 
 
 def _migrate(c: sqlite3.Connection) -> None:

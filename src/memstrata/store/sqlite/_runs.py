@@ -22,10 +22,15 @@ class SQLiteRuns:
 
     async def save(self, tenant: str, session: str, *, kind: str, body: dict[str, Any],
                    cursor: int, now: int, tokens_in: int, tokens_out: int) -> None:
-        """Store the summary and its cursor in one transaction, adding to the token totals."""
+        """Store the summary and its cursor in one transaction, adding to the token totals;
+        a turns-policy flag that the cursor has reached is cleared in it too."""
         params = (tenant, session, kind, json.dumps(body, ensure_ascii=False), cursor, now,
                   tokens_in, tokens_out)
-        await self._db.write(lambda c: c.execute(sql.SAVE_SUMMARY_ADDING_TOKENS, params).close())
+
+        def body_fn(c: sqlite3.Connection) -> None:
+            c.execute(sql.SAVE_SUMMARY_ADDING_TOKENS, params)
+            c.execute(sql.CLEAR_SUMMARY_DUE, (tenant, session, cursor))
+        await self._db.write(body_fn)
 
     async def add_tokens(self, tenant: str, session: str, tokens_in: int,
                          tokens_out: int) -> None:
@@ -72,4 +77,11 @@ class SQLiteRuns:
         """Sessions with messages after their cursor that are not backed off."""
         rows = await self._db.read(lambda c: c.execute(
             sql.SELECT_DUE_SESSIONS, (tenant, tenant, now, limit)).fetchall())
+        return [(str(t), str(s)) for t, s in rows]
+
+    async def flagged(self, tenant: str | None, *, now: int, limit: int = 1000) -> list[
+            tuple[str, str]]:
+        """Sessions the turns policy asked to summarise that are not summarised that far."""
+        rows = await self._db.read(lambda c: c.execute(
+            sql.SELECT_FLAGGED_SESSIONS, (tenant, now, limit)).fetchall())
         return [(str(t), str(s)) for t, s in rows]

@@ -194,4 +194,19 @@ CREATE TABLE summary_runs (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS, _V3_VECTORS, _V4_SUMMARY_RUNS)
+# Background work that the write path does not announce. ``index_marks``: per tenant (``*``:
+# every tenant at once), the message id up to which every hot message has a vector or a place
+# in the queue; the indexer queues what lies above it (messages written while no embedder was
+# configured), so ``add`` never pays for it. ``sessions.summary_due`` holds the cutoff at which
+# the turns policy asked for a summary (0: none); the partial index lets the trigger find the
+# few flagged sessions without touching the index on any append.
+_V5_BACKGROUND = """
+CREATE TABLE index_marks (
+    tenant TEXT    PRIMARY KEY,
+    upto   INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE INDEX sessions_summary_due ON sessions (tenant, id) WHERE summary_due > 0;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS, _V3_VECTORS, _V4_SUMMARY_RUNS, _V5_BACKGROUND)

@@ -12,6 +12,10 @@ CREATE TABLE IF NOT EXISTS schema_version (
 )"""
 SELECT_VERSION = "SELECT max(version) FROM schema_version"
 INSERT_VERSION = "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)"
+# What a database holds besides SQLite's own objects: empty, memstrata's, or someone else's.
+SELECT_SCHEMA_OBJECTS = """
+SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"""
+SELECT_VERSION_COLUMNS = "SELECT name FROM pragma_table_info('schema_version')"
 
 INSERT_MESSAGE = """
 INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, search_text,
@@ -20,6 +24,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
 SELECT_BY_KEY = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND idem_key = ?"""
+SELECT_BY_KEYS = f"""
+SELECT {MESSAGE_COLUMNS}, idem_key FROM messages
+WHERE tenant = ? AND session = ? AND idem_key IN (SELECT value FROM json_each(?))"""
 
 UPSERT_SESSION_COUNTERS = """
 INSERT INTO sessions (tenant, id, message_count, hot_count, hot_bytes, first_at, last_at,
@@ -51,6 +58,10 @@ SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ?
 ORDER BY id DESC LIMIT ?"""
 
 SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND id = ?"
+
+SELECT_KEYS = """
+SELECT id, idem_key FROM messages
+WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) AND idem_key IS NOT NULL"""
 
 SELECT_BEFORE = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND id < ?
@@ -143,6 +154,13 @@ SELECT_FOR_FORGET = "SELECT session, size FROM messages WHERE tenant = ? AND id 
 
 DELETE_MESSAGE = "DELETE FROM messages WHERE id = ?"
 
+# The next message's vector was embedded after the forgotten one's text: drop it so the
+# indexer embeds it again after its new predecessor (forget must not leave the text behind).
+SELECT_NEXT_VECTOR = """
+SELECT v.message_id FROM vectors v
+WHERE v.message_id = (SELECT min(id) FROM messages WHERE tenant = ? AND session = ? AND id > ?)"""
+DELETE_VECTOR = "DELETE FROM vectors WHERE message_id = ?"
+
 UNCOUNT_MESSAGE = """
 UPDATE sessions SET
     message_count = message_count - 1,
@@ -223,6 +241,21 @@ WHERE m.tenant = ? AND m.id > s.cutoff"""
 
 DELETE_SUMMARY_RUN = "DELETE FROM summary_runs WHERE tenant = ? AND session = ?"
 
+# Messages written while no embedder was indexing: hot, no vector, not queued, above the mark.
+# The unary + keeps the planner on the id range (the rowid) rather than the tenant's index.
+SELECT_INDEX_MARK = """
+SELECT coalesce(max(upto), 0), (SELECT coalesce(max(id), 0) FROM messages)
+FROM index_marks WHERE tenant IN (?1, '*')"""
+QUEUE_UNINDEXED = """
+INSERT OR IGNORE INTO index_queue (message_id, tenant, session)
+SELECT m.id, m.tenant, m.session FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+WHERE m.id > ?1 AND m.id <= ?2 AND (?3 IS NULL OR +m.tenant = ?3) AND m.id > s.cutoff
+  AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.message_id = m.id)"""
+SET_INDEX_MARK = """
+INSERT INTO index_marks (tenant, upto) VALUES (?, ?)
+ON CONFLICT (tenant) DO UPDATE SET upto = max(upto, excluded.upto)"""
+
 # -- summary runs ----------------------------------------------------------------------------
 
 SAVE_SUMMARY_ADDING_TOKENS = """
@@ -263,6 +296,10 @@ RECORD_SUCCESS = """
 UPDATE summary_runs SET failures = 0, retry_at = NULL, last_error = NULL
 WHERE tenant = ? AND session = ?"""
 
+# A save that reaches the point at which the turns policy asked for a summary clears the ask.
+CLEAR_SUMMARY_DUE = """
+UPDATE sessions SET summary_due = 0 WHERE tenant = ? AND id = ? AND summary_due BETWEEN 1 AND ?"""
+
 SELECT_RUN_STATE = """
 SELECT failures, retry_at, last_error FROM summary_runs WHERE tenant = ? AND session = ?"""
 
@@ -277,3 +314,17 @@ WHERE (? IS NULL OR s.tenant = ?) AND s.id NOT LIKE 'temp-%' AND s.message_count
       > coalesce(u.cursor, 0)
 ORDER BY s.active_at
 LIMIT ?"""
+
+# Sessions the turns policy flagged (``summary_due`` is the cutoff it set) that still have
+# unsummarised messages up to that point, not backed off, not scratch sessions.
+SELECT_FLAGGED_SESSIONS = """
+SELECT s.tenant, s.id FROM sessions s
+LEFT JOIN summaries u ON u.tenant = s.tenant AND u.session = s.id
+LEFT JOIN summary_runs r ON r.tenant = s.tenant AND r.session = s.id
+WHERE s.summary_due > 0 AND (?1 IS NULL OR s.tenant = ?1) AND s.id NOT LIKE 'temp-%'
+  AND s.summary_due > coalesce(u.cursor, 0)
+  AND (r.retry_at IS NULL OR r.retry_at <= ?2)
+  AND EXISTS (SELECT 1 FROM messages m WHERE m.tenant = s.tenant AND m.session = s.id
+                AND m.id > coalesce(u.cursor, 0) AND m.id <= s.summary_due)
+ORDER BY s.active_at
+LIMIT ?3"""

@@ -15,6 +15,7 @@ from ...types import Draft, KeywordRow, Message, SessionInfo, SessionRow, Summar
 from . import _sql as sql
 from ._append import append as append_rows
 from ._connection import Connection
+from ._damage import find_problems
 from ._errors import SQLiteErrorStore
 from ._rows import ascii_lower, row_message, row_summary
 from ._runs import SQLiteRuns
@@ -98,6 +99,10 @@ class SQLiteStore:
             session, size = row
             c.execute(sql.DELETE_MESSAGE, (message_id,))
             c.execute(sql.UNCOUNT_MESSAGE, (message_id, message_id, size, tenant, session))
+            for (after,) in c.execute(sql.SELECT_NEXT_VECTOR,
+                                      (tenant, session, message_id)).fetchall():
+                c.execute(sql.DELETE_VECTOR, (after,))
+                c.execute(sql.ENQUEUE, (after, tenant, session))
             c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
             return True
         return await self._db.write(body)
@@ -139,6 +144,11 @@ class SQLiteStore:
         row = await self._db.read(lambda c: c.execute(sql.SELECT_MESSAGE, (tenant, message_id))
                               .fetchone())
         return row_message(row) if row is not None else None
+
+    async def keys(self, tenant: str, message_ids: Sequence[int]) -> dict[int, str]:
+        params = (tenant, json.dumps([int(i) for i in message_ids]))
+        rows = await self._db.read(lambda c: c.execute(sql.SELECT_KEYS, params).fetchall())
+        return {int(i): str(k) for i, k in rows}
 
     async def around(self, tenant: str, message_ids: Sequence[int], before: int,
                      after: int) -> dict[int, list[Message]]:
@@ -219,16 +229,8 @@ class SQLiteStore:
                             has_summary=bool(r[4])) for r in rows]
 
     async def integrity_check(self) -> list[str]:
-        def body(c: sqlite3.Connection) -> list[str]:
-            problems = [str(r[0]) for r in c.execute("PRAGMA integrity_check")
-                        if str(r[0]) != "ok"]
-            try:
-                c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
-            except sqlite3.DatabaseError as exc:
-                problems.append(f"full-text index: {exc}")
-            return problems
         # FTS5's check is spelled as an INSERT, so it runs in a write transaction.
-        return await self._db.write(body)
+        return await self._db.write(find_problems)
 
 
 # -- helpers that run on the connection thread ---------------------------------------------

@@ -59,6 +59,26 @@ class SQLiteVectors:
             return stored
         return await self._db.write(body)
 
+    async def queue_unindexed(self, tenant: str | None, *, span: int) -> tuple[int, bool]:
+        """Queue hot messages above the tenant's mark that have no vector and no place in the
+        queue, looking at ``span`` ids at most; move the mark. Returns how many were queued
+        and whether the mark reached the newest message."""
+        scope = "*" if tenant is None else tenant
+        mark, top = await self._db.read(
+            lambda c: c.execute(sql.SELECT_INDEX_MARK, (scope,)).fetchone())
+        if mark >= top:
+            return 0, True  # the common case: nothing written since the last look
+
+        def body(c: sqlite3.Connection) -> tuple[int, bool]:
+            low, newest = c.execute(sql.SELECT_INDEX_MARK, (scope,)).fetchone()
+            if low >= newest:
+                return 0, True
+            high = min(newest, low + span)
+            queued = c.execute(sql.QUEUE_UNINDEXED, (low, high, tenant)).rowcount
+            c.execute(sql.SET_INDEX_MARK, (scope, high))
+            return int(queued), high >= newest
+        return await self._db.write(body)
+
     async def release(self, worker: str) -> None:
         """Give a failed batch back to the queue (its attempt counter goes up)."""
         def body(c: sqlite3.Connection) -> None:
