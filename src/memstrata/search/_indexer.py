@@ -32,6 +32,10 @@ _CLAIMED_POLL_S = 0.05
 _MAX_BACKOFF_S = 60.0
 # Ids looked at per catch-up transaction: bounds how long one holds the write lock.
 _CATCH_UP_SPAN = 50_000
+# Key schemes of earlier releases (see ``_fusion.KEY_SCHEME``). Vectors the same embedder
+# made under one of them are re-made once, on their own: the model is the same, only what it
+# was given changed. A change of model still waits for ``reindex()``.
+_OLDER_SCHEMES = ("prev1",)
 
 
 def embed_texts(c: Claimed) -> tuple[str, str]:
@@ -56,6 +60,7 @@ class Indexer:
         self.indexed = 0
         self._steps = 0
         self._scan_due = True
+        self._schemes_checked = False
 
     async def step(self) -> int:
         """Index one batch; returns how many messages it stored (0: nothing was queued)."""
@@ -102,6 +107,22 @@ class Indexer:
         self._scan_due = False
         return queued
 
+    async def upgrade_older_schemes(self) -> bool:
+        """Re-queue the tenant's hot messages once when its vectors were made by this embedder
+        under an earlier key scheme (a database indexed by an earlier memstrata); returns
+        whether it did."""
+        self._schemes_checked = True
+        if self._tenant is None:
+            return False
+        # No vector's model is named "": this counts every vector of the tenant.
+        every = await self._vectors.other_model_count(self._tenant, "")
+        for scheme in _OLDER_SCHEMES:
+            older = f"{self._embedder.model_id}+{scheme}"
+            if every and every > await self._vectors.other_model_count(self._tenant, older):
+                await self._vectors.requeue(self._tenant)
+                return True
+        return False
+
     async def drain(self, timeout: float | None = None) -> None:
         """Index until the tenant's queue is empty; raise on embedder failure or timeout.
 
@@ -123,6 +144,8 @@ class Indexer:
         """Two batches in flight: one is embedded while the other is claimed or stored, so the
         database work hides behind the model's (measured about 9 % faster than one at a time).
         Returns how many messages they stored; raises the first failure."""
+        if not self._schemes_checked:
+            await self.upgrade_older_schemes()
         if self._scan_due:
             await self.catch_up()
         done = await asyncio.gather(self.step(), self.step(), return_exceptions=True)
