@@ -114,11 +114,16 @@ class Indexer:
         self._schemes_checked = True
         if self._tenant is None:
             return False
+        # The usual answer, no vector of another model, costs one count.
+        others = await self._vectors.other_model_count(self._tenant,
+                                                       vector_model(self._embedder.model_id))
+        if not others:
+            return False
         # No vector's model is named "": this counts every vector of the tenant.
         every = await self._vectors.other_model_count(self._tenant, "")
         for scheme in _OLDER_SCHEMES:
             older = f"{self._embedder.model_id}+{scheme}"
-            if every and every > await self._vectors.other_model_count(self._tenant, older):
+            if every > await self._vectors.other_model_count(self._tenant, older):
                 await self._vectors.requeue(self._tenant)
                 return True
         return False
