@@ -20,10 +20,14 @@ def test_core_benchmark_small(tmp_path: Path) -> None:
     lines = proc.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("| metric"))
     table = lines[header:]
-    for metric in ("add_many throughput", "context() p99", "search in a session p95",
-                   "search across tenant p95"):
+    for metric in ("add_many throughput", "database size", "context() p99",
+                   "search in a session p95", "search across tenant p95"):
         assert any(line.startswith(f"| {metric}") for line in table), metric
-    assert any("seed-003 load_context" in line for line in table)
+    # Every baseline ran: none is skipped with a note.
+    for baseline in ("raw FTS5, same prepared texts", "raw FTS5, plain texts",
+                     "seed-003 load_context", "LangChain .messages", "LangChain add_messages"):
+        assert any(baseline in line for line in table), baseline
+    assert "skipped" not in proc.stdout
     results = json.loads((out / "core-3000.json").read_text(encoding="utf-8"))
     assert results["config"]["messages"] == 3000
     assert 0.2 < results["config"]["chinese_share"] < 0.45

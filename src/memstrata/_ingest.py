@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from .errors import InvalidInput
-from .text import check_json_text, check_unicode, search_text
+from .text import check_json_text, check_unicode
 from .types import Draft, Role
 
 __all__ = [
@@ -145,8 +145,7 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
         check_unicode(key, prefix + "key")
     meta_json = _meta_json(meta, prefix + "meta")
     return Draft(role=role, content=text, at=at_ns, sender=sender, meta_json=meta_json,
-                 key=key,
-                 search_text=search_text(text), size=size)
+                 key=key, size=size)
 
 
 def _span(ns: int) -> str:

@@ -36,7 +36,7 @@ from .store import Store, check_target, open_store
 from .summary import CronRunner, SummaryRunner
 from .text import check_unicode
 from .tools import Tools
-from .types import Hit, Message, SessionInfo, SessionStats
+from .types import Hit, Message, SessionInfo, SessionStats, Summary
 
 __all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory"]
 
@@ -56,7 +56,7 @@ class Memory:
 
     def __init__(self, store: Store, settings: Settings, *, tenant: str, clock: Clock,
                  embedder: Embedder | None = None, llm: LLM | None = None,
-                 decision_llm: LLM | None = None) -> None:
+                 decision_llm: LLM | None = None, owns_store: bool = True) -> None:
         self._store = store
         self.settings = settings
         self.tenant = tenant
@@ -64,10 +64,13 @@ class Memory:
         self._policy = settings.compaction()
         self._background = Background()
         self._closed = False
+        # A Memory that shares another's store (``sibling``) must not close it.
+        self._owns_store = owns_store
         self.embedder = embedder
+        self._llm = llm
+        self._decision_llm = decision_llm
         self._cache: VectorCache[CachedIndex] = VectorCache(settings.vector_cache_mb * 2**20)
-        vectors = store.vectors if embedder is not None else None
-        self._searcher = Searcher(store, vectors, embedder, self._cache, settings, tenant)
+        self._searcher = self._make_searcher()
         self._indexer = (Indexer(store.vectors, embedder, tenant=tenant, clock=clock)
                          if embedder is not None else None)
         self._runner = SummaryRunner(store, settings, llm=llm, decision_llm=decision_llm,
@@ -77,6 +80,11 @@ class Memory:
         self.errors = ErrorMemory(store.errors, tenant=tenant, settings=settings,
                                   embedder=embedder, clock=clock)
         """The tenant's cross-session memory of tool errors and their fixes."""
+
+    def _make_searcher(self) -> Searcher:
+        vectors = self._store.vectors if self.embedder is not None else None
+        return Searcher(self._store, vectors, self.embedder, self._cache, self.settings,
+                        self.tenant)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -111,15 +119,34 @@ class Memory:
 
         return Opening(make)
 
+    def sibling(self, tenant: str, *, background: bool = False) -> Memory:
+        """A Memory for another tenant of the same database: it shares this one's store,
+        settings, clock, models and search cache (so a model loads once for every tenant).
+        Its ``close()`` stops only its own background work and never closes the shared store,
+        which stays open until the Memory that opened it closes. ``background=True`` starts
+        its indexer, sweeper and scheduler (call it from a running event loop)."""
+        self._live()
+        check_session(tenant, "tenant")
+        mem = type(self)(self._store, self.settings, tenant=tenant, clock=self._clock,
+                         embedder=self.embedder, llm=self._llm,
+                         decision_llm=self._decision_llm, owns_store=False)
+        mem._cache = self._cache  # entries are keyed by tenant, so one cache serves all
+        mem._searcher = mem._make_searcher()
+        if background:
+            mem._start_background()
+        return mem
+
     async def close(self, *, timeout: float = CLOSE_TIMEOUT_S) -> None:
-        """Stop background work and close the database; safe to call twice. A summary tick
-        in progress may finish; a task still running after ``timeout`` seconds is named in the
-        log and left behind, so ``close()`` always returns."""
+        """Stop background work and close the database (unless this Memory is a ``sibling``
+        sharing another's); safe to call twice. A summary tick in progress may finish; a task
+        still running after ``timeout`` seconds is named in the log and left behind, so
+        ``close()`` always returns."""
         if self._closed:
             return
         self._closed = True
         await self._background.close(timeout)
-        await self._store.close()
+        if self._owns_store:
+            await self._store.close()
 
     async def __aenter__(self) -> Memory:
         return self
@@ -315,6 +342,11 @@ class Memory:
             return None
         summary = await self._runner.summarize(self.tenant, session, include_window=False)
         return dict(summary.body) if summary is not None else None
+
+    async def summary(self, session: str) -> Summary | None:
+        """The session's stored summary with its kind, cursor, time and token totals, as it
+        is now (nothing is summarised); ``None`` when it has none."""
+        return await self._store.get_summary(self.tenant, self._session(session))
 
     async def summarize_due(self) -> int:
         """Summarise every session of the tenant that has messages after its cursor and is not

@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 __all__ = [
     "OUTCOMES",
+    "ApiKey",
     "Claimed",
     "Draft",
     "ErrorOutcome",
@@ -143,8 +144,6 @@ class Draft:
     sender: str | None = None
     meta_json: str | None = None
     key: str | None = None
-    search_text: str | None = None
-    """The text to index when it differs from ``content`` (CJK runs split into pairs)."""
     size: int = 0
     """UTF-8 bytes of ``content``: what the bytes policy counts."""
 
@@ -213,6 +212,22 @@ class ErrorQuery:
     now: int
     renew_until: int
     """The new ``expires_at`` of every record returned."""
+
+
+# -- API keys ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ApiKey:
+    """What is stored about an API key of the HTTP service (never the key itself)."""
+
+    id: str
+    """8 lower-case letters and digits: the public part of the key, shown by ``keys list``."""
+    tenant: str
+    name: str | None
+    created_at: int
+    """UTC Unix nanoseconds."""
+    revoked_at: int | None = None
+    """UTC Unix nanoseconds, or ``None`` while the key is valid."""
 
 
 # -- values that cross the storage seam ------------------------------------------------------

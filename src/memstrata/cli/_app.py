@@ -28,16 +28,19 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperGroup
 
+from ..client import MemoryAPI, RemoteMemory
 from ..config import Settings
 from ..errors import InvalidInput, MemstrataError, NotFound, ProviderError
 from ..memory import Memory
 
-__all__ = ["DB_ENV", "State", "app", "asks", "confirm", "emit_json", "err", "exits", "fail",
-           "get_state", "note", "one_line", "out", "run", "warn"]
+__all__ = ["DB_ENV", "KEY_ENV", "URL_ENV", "State", "app", "asks", "confirm", "emit_json", "err",
+           "exits", "fail", "get_state", "note", "one_line", "out", "run", "run_local", "warn"]
 
 T = TypeVar("T")
 
 DB_ENV = "MEMSTRATA_DB"
+URL_ENV = "MEMSTRATA_URL"
+KEY_ENV = "MEMSTRATA_KEY"
 
 
 def _hoist_json(args: list[str]) -> tuple[list[str], bool]:
@@ -111,6 +114,12 @@ class State:
     config: Path | None
     json: bool
     no_embedder: bool = False
+    server: str | None = None
+    """``--server`` / ``$MEMSTRATA_URL``: the commands talk to this server, not a file."""
+    key: str | None = None
+    server_from_env: bool = False
+    tenant_given: bool = False
+    command: str = "memstrata"
     _settings: Settings | None = None
 
     def settings(self) -> Settings:
@@ -125,6 +134,7 @@ class State:
 
     def target(self) -> str:
         """``--db``, else ``$MEMSTRATA_DB``, else ``memory.db`` in the user data directory."""
+        self.need_local()
         if self.db:
             return self.db
         if os.environ.get(DB_ENV):
@@ -132,6 +142,18 @@ class State:
         folder = Path(platformdirs.user_data_dir("memstrata"))
         folder.mkdir(parents=True, exist_ok=True)
         return str(folder / "memory.db")
+
+    def remote(self) -> bool:
+        """Whether the commands talk to a server: ``--server``, or ``$MEMSTRATA_URL`` unless
+        ``--db`` names a file on the command line (which then wins over the environment)."""
+        return bool(self.server) and not (self.db and self.server_from_env)
+
+    def need_local(self) -> None:
+        """Refuse, with ``--server``, a command that works only on a database file here."""
+        if self.remote():
+            fail(f"{self.command} works on a local database file and has no remote "
+                 f"equivalent; give --db PATH instead of --server (and unset {URL_ENV})",
+                 field="--server", kind="InvalidInput")
 
     def tz(self) -> ZoneInfo:
         return ZoneInfo(self.settings().timezone)
@@ -229,6 +251,7 @@ def emit_json(value: Any) -> None:
 def get_state(ctx: typer.Context) -> State:
     state = ctx.find_object(State)
     assert state is not None, "the app callback always sets the state"
+    state.command = ctx.command_path
     _current.set(state)
     return state
 
@@ -248,14 +271,40 @@ def exits() -> Iterator[None]:
         fail(f"{type(exc).__name__}: {one_line(exc)}", code=1, kind=type(exc).__name__)
 
 
-def run(state: State, work: Callable[[Memory], Awaitable[T]], *,
-        target: str | None = None) -> T:
+def run(state: State, work: Callable[[MemoryAPI], Awaitable[T]]) -> T:
+    """Run one call on the database (see :func:`run_local`), or on the server with
+    ``--server``; errors map to exit codes the same way in both cases."""
+    if not state.remote():
+        return run_local(state, work)
+    with exits():
+        return asyncio.run(_remote(state, work))
+
+
+async def _remote(state: State, work: Callable[[MemoryAPI], Awaitable[T]]) -> T:
+    if state.db:
+        raise InvalidInput("--db", "give --db (a database file here) or --server, not both")
+    if not state.key:
+        raise InvalidInput("--key", f"a server needs an API key: give --key or set {KEY_ENV} "
+                                    "(memstrata keys create prints one)")
+    async with RemoteMemory.open(state.server or "", state.key,
+                                 settings=state.settings()) as mem:
+        if state.tenant_given and state.tenant != mem.tenant:
+            raise InvalidInput("--tenant", f"the key belongs to tenant {mem.tenant!r}, not "
+                                           f"{state.tenant!r} (on a server the key chooses "
+                                           "the tenant)")
+        state.tenant = mem.tenant  # messages name the tenant the server answered for
+        return await work(mem)
+
+
+def run_local(state: State, work: Callable[[Memory], Awaitable[T]], *,
+              target: str | None = None) -> T:
     """Open the database without background work, run one call, map errors to exit codes.
 
     The configured embedder and LLMs are used; the local embedding model loads only when
     something is embedded (a semantic search, an error record, indexing), never to open.
     The command that creates the default database says where it is (once: it exists after).
     """
+    state.need_local()
     where = target or state.target()
     creates = target is None and state.default_db() and not os.path.exists(where)
 

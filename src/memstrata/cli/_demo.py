@@ -22,7 +22,7 @@ from .._context import Context
 from ..errors import InvalidInput
 from ..memory import Memory
 from ..types import Hit
-from ._app import app, emit_json, fail, get_state, one_line, out, run
+from ._app import app, emit_json, fail, get_state, one_line, out, run_local
 from ._render import context_json, hit_json, hits_table, kv_table, print_summary, print_window
 
 __all__ = ["DEMO_QUERIES", "DEMO_SEMANTIC_QUERY", "DEMO_SESSION", "demo_records"]
@@ -135,6 +135,7 @@ def demo(ctx: typer.Context) -> None:
     offline digest. With an embedder (the default local model) it also shows a semantic search.
     """
     state = get_state(ctx)
+    state.need_local()
     try:
         offline = state.settings().replace(summary_model=None, decision_model=None)
     except InvalidInput as exc:
@@ -142,7 +143,7 @@ def demo(ctx: typer.Context) -> None:
     state = dataclasses.replace(state, _settings=offline)
     with tempfile.TemporaryDirectory(prefix="memstrata-demo-") as tmp:
         target = state.db or str(Path(tmp) / "demo.db")
-        result = run(state, _demo_steps, target=target)
+        result = run_local(state, _demo_steps, target=target)
         if state.json:
             emit_json(_demo_json(result, target, state.tz()))
         else:

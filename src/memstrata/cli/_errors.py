@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ..memory import Memory
+from ..client import MemoryAPI
 from ..types import ErrorRecord
 from ._app import app, emit_json, fail, get_state, out, run
 from ._render import error_json, errors_table, print_error_record
@@ -46,7 +46,7 @@ def write(
     """Remember a tool error and what was done about it (searchable at once)."""
     state = get_state(ctx)
 
-    async def work(mem: Memory) -> ErrorRecord:
+    async def work(mem: MemoryAPI) -> ErrorRecord:
         return await mem.errors.write(tool_name=tool, keywords=keyword, symptom=symptom,
                                       action=action, cause=cause, outcome=outcome)
 

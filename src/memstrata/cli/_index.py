@@ -11,8 +11,8 @@ import asyncio
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ..client import MemoryAPI
 from ..errors import NotFound, ProviderError
-from ..memory import Memory
 from ._app import err, one_line, warn
 
 __all__ = ["catch_up", "index_all", "tenant_backlog"]
@@ -22,7 +22,7 @@ _POLL_S = 0.25
 _BAR_MIN = 200
 
 
-async def tenant_backlog(mem: Memory) -> int:
+async def tenant_backlog(mem: MemoryAPI) -> int:
     """Messages of the tenant's listed sessions still waiting to be embedded."""
     total = 0
     for info in await mem.sessions():
@@ -40,7 +40,7 @@ def _progress(quiet: bool) -> Progress:
                     disable=quiet or not console.is_terminal)
 
 
-async def index_all(mem: Memory, total: int, *, quiet: bool) -> None:
+async def index_all(mem: MemoryAPI, total: int, *, quiet: bool) -> None:
     """Run ``flush()`` until the backlog is empty, showing ``total - backlog`` as progress.
 
     Raises what ``flush`` raises (``ProviderError`` when the embedder fails).
@@ -58,7 +58,7 @@ async def index_all(mem: Memory, total: int, *, quiet: bool) -> None:
         progress.update(bar, completed=total)
 
 
-async def catch_up(mem: Memory, *, quiet: bool, strict: bool) -> None:
+async def catch_up(mem: MemoryAPI, *, quiet: bool, strict: bool) -> None:
     """Index what is queued before a semantic or hybrid search.
 
     When the embedder fails, a hybrid search still answers by keyword (``strict=False``: warn

@@ -11,8 +11,8 @@ import difflib
 from dataclasses import dataclass
 from typing import NoReturn
 
+from ..client import MemoryAPI
 from ..errors import NotFound
-from ..memory import Memory
 from ..types import SessionStats
 from ._app import fail, warn
 
@@ -44,7 +44,7 @@ class Missing:
              suggestions=self.suggestions)
 
 
-async def lookup(mem: Memory, session: str) -> SessionStats | Missing:
+async def lookup(mem: MemoryAPI, session: str) -> SessionStats | Missing:
     """The session's stats, or what is known about its absence."""
     try:
         return await mem.stats(session)
@@ -54,7 +54,7 @@ async def lookup(mem: Memory, session: str) -> SessionStats | Missing:
                        difflib.get_close_matches(session, names, n=3, cutoff=0.6))
 
 
-async def missing(mem: Memory, session: str) -> Missing | None:
+async def missing(mem: MemoryAPI, session: str) -> Missing | None:
     """``None`` when the session exists."""
     found = await lookup(mem, session)
     return found if isinstance(found, Missing) else None

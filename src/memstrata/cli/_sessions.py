@@ -16,8 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from .._context import Context, format_time
+from ..client import MemoryAPI
 from ..errors import InvalidInput
-from ..memory import Memory
 from ..store import check_file
 from ..types import Hit, Message
 from ._app import app, asks, confirm, emit_json, err, exits, fail, get_state, note, out, run
@@ -85,7 +85,7 @@ def add(
     """Store one message."""
     state = get_state(ctx)
 
-    async def work(mem: Memory) -> Message:
+    async def work(mem: MemoryAPI) -> Message:
         return await mem.add(session, role, text, sender=sender, at=_parse_at(at, state.tz()))
 
     m = run(state, work)
@@ -111,7 +111,7 @@ def context(
     """Show the context window and summary to send before the next user input."""
     state = get_state(ctx)
 
-    async def work(mem: Memory) -> tuple[Context, Missing | None]:
+    async def work(mem: MemoryAPI) -> tuple[Context, Missing | None]:
         shown = await mem.context(session, query=query)
         empty = not shown.messages and shown.summary is None
         return shown, await missing(mem, session) if empty else None
@@ -174,7 +174,7 @@ def search(
     gone: Missing | None = None
     pending = 0
 
-    async def work(mem: Memory) -> list[Hit]:
+    async def work(mem: MemoryAPI) -> list[Hit]:
         nonlocal gone, pending
         gone = await missing(mem, session) if session is not None else None
         if mem.embedder is not None and mode != "keyword" and gone is None:

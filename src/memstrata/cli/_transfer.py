@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 from rich.text import Text
 
+from ..client import MemoryAPI
 from ..errors import InvalidInput
-from ..memory import Memory
 from ..store import salvage as salvage_file
 from ..types import Salvaged, SalvageReport
 from ._app import State, app, emit_json, err, exits, fail, get_state, note, out, run
@@ -92,7 +92,7 @@ def import_(
             fail(str(exc))
         history = _is_history_array(data)
 
-        async def work(mem: Memory) -> int:
+        async def work(mem: MemoryAPI) -> int:
             if history:
                 try:
                     text = data.decode("utf-8")
@@ -120,7 +120,7 @@ def export(
     """Write a session as JSONL: its messages, oldest first, then its summary."""
     state = get_state(ctx)
 
-    async def work(mem: Memory) -> int | Missing:
+    async def work(mem: MemoryAPI) -> int | Missing:
         gone = await missing(mem, session)
         if gone is not None:
             return gone  # before the output file is created
@@ -160,6 +160,7 @@ def salvage(
     copied; --db and --tenant are not used.
     """
     state = get_state(ctx)
+    state.need_local()
     with exits():
         report = asyncio.run(salvage_file(source, dest))
     if state.json:

@@ -25,7 +25,7 @@ from ..config import Settings
 from ..errors import InvalidInput, MemstrataError, NotFound, ProviderError
 from ..memory import Memory
 from ..summary import CronRunner
-from ._app import State, app, emit_json, err, fail, get_state, one_line, out, run
+from ._app import State, app, emit_json, err, fail, get_state, one_line, out, run_local
 from ._index import index_all, tenant_backlog
 
 __all__: list[str] = []
@@ -48,7 +48,7 @@ def reindex(ctx: typer.Context) -> None:
         await index_all(mem, queued, quiet=state.json)
         return queued, time.perf_counter() - started
 
-    count, seconds = run(state, work)
+    count, seconds = run_local(state, work)
     if state.json:
         emit_json({"reindexed": count, "seconds": round(seconds, 3)})
     else:
@@ -220,7 +220,7 @@ def worker(
     """
     state = get_state(ctx)
     if once:
-        result = run(state, _one_pass)
+        result = run_local(state, _one_pass)
         if state.json:
             emit_json(result.as_json())
         else:

@@ -6,10 +6,11 @@ file without opening it as a store, to name what is damaged and copy out what ca
 """
 
 from ._open import check_file, check_target, open_store, salvage
-from ._protocols import ErrorStore, MessageStore, RunStore, Store, VectorStore
+from ._protocols import ErrorStore, KeyStore, MessageStore, RunStore, Store, VectorStore
 
 __all__ = [
     "ErrorStore",
+    "KeyStore",
     "MessageStore",
     "RunStore",
     "Store",

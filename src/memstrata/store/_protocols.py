@@ -1,11 +1,13 @@
 """The storage seam: every protocol a backend implements, and nothing more.
 
 A backend is one :class:`Store`: messages, sessions and summaries on the object itself, and
-three parts beside them: ``vectors`` (the indexer's queue and the hot tier's embeddings),
-``runs`` (summary progress, leases between workers and failure back-off) and ``errors`` (the
-error memory's records). Every method takes the tenant explicitly and scopes its SQL by it;
-the values that cross the seam live in :mod:`memstrata.types`. The SQLite backend implements
-all of it; any other backend is correct when it passes ``memstrata.testing``.
+four parts beside them: ``vectors`` (the indexer's queue and the hot tier's embeddings),
+``runs`` (summary progress, leases between workers and failure back-off), ``errors`` (the
+error memory's records) and ``api_keys`` (the HTTP service's API keys, stored hashed). Every
+method of the first four takes the tenant explicitly and scopes its SQL by it (a key is what
+names a tenant, so key lookups go by key id); the values that cross the seam live in
+:mod:`memstrata.types`. The SQLite backend implements all of it; any other backend is correct
+when it passes ``memstrata.testing``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Protocol
 
 from .._compaction import CompactionPolicy
 from ..types import (
+    ApiKey,
     Claimed,
     Draft,
     ErrorQuery,
@@ -29,7 +32,7 @@ from ..types import (
     Vectors,
 )
 
-__all__ = ["ErrorStore", "MessageStore", "RunStore", "Store", "VectorStore"]
+__all__ = ["ErrorStore", "KeyStore", "MessageStore", "RunStore", "Store", "VectorStore"]
 
 
 class MessageStore(Protocol):
@@ -251,8 +254,34 @@ class ErrorStore(Protocol):
     async def sweep(self, tenant: str, *, now: int) -> int: ...
 
 
+class KeyStore(Protocol):
+    """The API keys of the HTTP service. A key is stored as its id and the SHA-256 of its
+    secret, never in the clear; comparing a presented secret is the caller's job."""
+
+    async def insert(self, key: ApiKey, *, secret_hash: bytes) -> None:
+        """Store a new key; ``InvalidInput`` (field ``id``) when its id is already taken."""
+        ...
+
+    async def get(self, key_id: str) -> tuple[ApiKey, bytes] | None:
+        """The key with this id and its stored secret hash (revoked keys too), or ``None``."""
+        ...
+
+    async def all(self, tenant: str | None = None) -> list[ApiKey]:
+        """Every key (of one tenant, or of all for ``None``), oldest first, revoked included."""
+        ...
+
+    async def revoke(self, key_id: str, *, now: int) -> ApiKey | None:
+        """Mark the key revoked at ``now`` (a key revoked before keeps its first time);
+        ``None`` when there is no such key."""
+        ...
+
+    async def count_active(self) -> int:
+        """How many keys, of every tenant, are not revoked."""
+        ...
+
+
 class Store(MessageStore, Protocol):
-    """A memstrata database: messages and sessions, plus its vector, run and error parts.
+    """A memstrata database: messages and sessions, plus its vector, run, error and key parts.
     Methods are coroutine functions; SQL never leaves the backend."""
 
     @property
@@ -263,5 +292,8 @@ class Store(MessageStore, Protocol):
 
     @property
     def errors(self) -> ErrorStore: ...
+
+    @property
+    def api_keys(self) -> KeyStore: ...
 
     async def close(self) -> None: ...

@@ -13,7 +13,8 @@ Each check is an ``async def check_…(store)`` that receives a fresh, empty sto
 
 The checks cover the whole seam: messages, sessions and summaries (``MessageStore``), the
 indexer's queue and the hot tier's vectors (``store.vectors``), summary runs with their leases
-and back-off (``store.runs``) and the error memory's records (``store.errors``). Each check
+and back-off (``store.runs``), the error memory's records (``store.errors``) and the HTTP
+service's API keys (``store.api_keys``). Each check
 is named for the property it proves; its docstring says what that property is.
 """
 
@@ -23,11 +24,13 @@ from collections.abc import Sequence
 
 from ._common import Check
 from ._errors import ERROR_CHECKS
+from ._keys import KEY_CHECKS
 from ._messages import MESSAGE_CHECKS
 from ._runs import RUN_CHECKS
 from ._vectors import VECTOR_CHECKS
 
 __all__ = ["CHECKS", "Check"]
 
-CHECKS: Sequence[Check] = (*MESSAGE_CHECKS, *VECTOR_CHECKS, *RUN_CHECKS, *ERROR_CHECKS)
-"""Every check, in a stable order: messages, vectors, summary runs, error records."""
+CHECKS: Sequence[Check] = (*MESSAGE_CHECKS, *VECTOR_CHECKS, *RUN_CHECKS, *ERROR_CHECKS,
+                          *KEY_CHECKS)
+"""Every check, in a stable order: messages, vectors, summary runs, error records, keys."""

@@ -1,5 +1,6 @@
-"""Appending messages on the connection's thread: the rows, the session counters, the index
-queue, and the compaction that may follow, all in the caller's transaction."""
+"""Appending messages on the connection's thread: the rows, their full-text index entries, the
+session counters, the index queue, and the compaction that may follow, all in the caller's
+transaction."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from ..._compaction import CompactionPolicy, HotRow, decide, is_due
 from ...types import Draft, Message
 from . import _sql as sql
+from ._functions import fts_body, scope_tokens
 from ._rows import row_message
 
 __all__ = ["append", "finish", "insert"]
@@ -42,6 +44,8 @@ def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
             cur = c.execute(sql.INSERT_MESSAGE, _insert_params(tenant, session, d))
             fresh.append(d)
             out.append(_message(int(cur.lastrowid or 0), session, d))
+            c.execute(sql.INDEX_MESSAGE, (out[-1].id, fts_body(d.content),
+                                          scope_tokens(tenant, session)))
             if index:
                 c.execute(sql.ENQUEUE, (out[-1].id, tenant, session))
         return out, fresh
@@ -56,6 +60,9 @@ def _insert_all(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequen
     last = int(c.execute("SELECT last_insert_rowid()").fetchone()[0])
     first = last - len(drafts) + 1
     out = [_message(first + i, session, d) for i, d in enumerate(drafts)]
+    scope = scope_tokens(tenant, session)
+    c.executemany(sql.INDEX_MESSAGE, [(first + i, fts_body(d.content), scope)
+                                      for i, d in enumerate(drafts)])
     if index:
         c.executemany(sql.ENQUEUE, [(m.id, tenant, session) for m in out])
     return out
@@ -119,8 +126,7 @@ def _compact(c: sqlite3.Connection, tenant: str, session: str, cutoff: int,
 
 
 def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:
-    return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size,
-            d.search_text, d.key)
+    return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size, d.key)
 
 
 def _message(mid: int, session: str, d: Draft) -> Message:

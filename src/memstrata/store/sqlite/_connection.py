@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 import aiosqlite
 
 from ...errors import StoreError
 from . import _sql as sql
+from ._functions import register
 from ._schema import MIGRATIONS
 
 __all__ = ["BUSY_TIMEOUT_S", "Connection"]
@@ -59,6 +60,7 @@ class Connection:
             # Refused before anything is configured, so another application's file keeps its
             # journal mode as well as its tables.
             await db._call(_refuse_foreign(path))
+            await db._call(register)
             await db._call(_configurer(path, durability))
             await db.write(_migrator(path))
             db._reader = _open_reader(path)
@@ -85,14 +87,16 @@ class Connection:
         back when it raises."""
         return await self._call(_Transaction(fn, write=True))
 
-    async def read_small(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Like :meth:`read`, but for a few indexed lookups: run on the event loop through
-        the read-only connection, which is cheaper than the hop to the writer's thread (a WAL
-        reader never waits for a lock). In-memory databases go through :meth:`read`."""
-        if self._reader is None:
-            return await self.read(fn)
+    async def read_small(self, statement: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of one statement that does a few indexed lookups, run on the event loop
+        through the read-only connection: cheaper than the hop to the writer's thread (a WAL
+        reader never waits for a lock), and one statement reads one snapshot, so no
+        BEGIN/COMMIT is needed. In-memory databases go through :meth:`read`."""
+        reader = self._reader
+        if reader is None:
+            return await self.read(lambda c: c.execute(statement, params).fetchall())
         try:
-            return _Transaction(fn, write=False)(self._reader)
+            return reader.execute(statement, params).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
 
@@ -178,6 +182,7 @@ def _open_reader(path: str) -> sqlite3.Connection | None:
     try:
         reader = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S,
                                  check_same_thread=False)
+        register(reader)
         reader.execute("PRAGMA query_only=1")
         reader.execute("PRAGMA cache_size=-32768")
         # Reading the file through a memory map saves a system call and a copy per page.

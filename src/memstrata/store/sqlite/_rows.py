@@ -20,18 +20,24 @@ def ascii_lower(text: str) -> str:
 
 # Message is a frozen dataclass with slots; filling its slots directly skips the generated
 # __init__'s per-field checks, which matters when every context() builds a window of them.
-_MESSAGE_SLOTS = tuple(Message.__dict__[name].__set__
-                       for name in ("id", "session", "role", "content", "sender", "at"))
-_SET_META = Message.__dict__["meta"].__set__
+# Unrolled (no loop, no zip): this runs twenty times per context() call.
+_ID, _SESSION, _ROLE, _CONTENT, _SENDER, _AT, _META = (
+    Message.__dict__[name].__set__
+    for name in ("id", "session", "role", "content", "sender", "at", "meta"))
 _new = object.__new__
 
 
 def row_message(row: Sequence[Any]) -> Message:
     """A Message from a row in the column order of ``_sql.MESSAGE_COLUMNS``."""
+    mid, session, role, content, sender, at, meta = row[:7]
     m: Message = _new(Message)
-    for put, value in zip(_MESSAGE_SLOTS, row, strict=False):
-        put(m, value)
-    _SET_META(m, json.loads(row[6]) if row[6] is not None else None)
+    _ID(m, mid)
+    _SESSION(m, session)
+    _ROLE(m, role)
+    _CONTENT(m, content)
+    _SENDER(m, sender)
+    _AT(m, at)
+    _META(m, None if meta is None else json.loads(meta))
     return m
 
 

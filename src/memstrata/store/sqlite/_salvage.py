@@ -27,6 +27,7 @@ from ...errors import InvalidInput, NotFound, StoreError
 from ...types import Salvaged, SalvageReport
 from . import _salvage_sql as sql
 from ._damage import find_problems
+from ._functions import register
 from ._pages import scan
 from ._salvage_read import Gaps, KeyedRead, Row, RowidReader, live_ids, read_keyed, upper_bound
 from ._store import SQLiteStore
@@ -82,6 +83,7 @@ def _open_source(path: str, *, writable: bool) -> sqlite3.Connection:
     uri = Path(path).absolute().as_uri() + mode
     c = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
                         timeout=30.0)
+    register(c)  # the index triggers and FTS5's check derive the indexed text with it
     # Read a file shorter than its header says (truncated) instead of refusing it whole, and
     # check each cell's size, so a damaged page fails rather than yielding garbage.
     c.execute("PRAGMA writable_schema = ON")
@@ -195,6 +197,7 @@ def _salvage(source: str, dest: str) -> SalvageReport:
         raise InvalidInput("source", f"{source!r} is not a memstrata database (it has no "
                            "messages table)")
     out = sqlite3.connect(dest, isolation_level=None)
+    register(out)
     try:
         out.execute("BEGIN IMMEDIATE")
         report = _copy(src, tables, source, dest, out, damage)
@@ -252,6 +255,7 @@ def _copy(src: sqlite3.Connection | None, tables: set[str] | None, source: str, 
                                            summaries)
     summary_copied += summaries_from_pages
 
+    out.execute(sql.REBUILD_MESSAGE_INDEX)
     for statement in sql.ADD_MISSING_SESSIONS:
         out.execute(statement)
     out.execute(sql.COUNT_SESSIONS)

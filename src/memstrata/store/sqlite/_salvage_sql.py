@@ -21,8 +21,10 @@ LIVE_MESSAGE_IDS = (
     ("SELECT id FROM messages_fts_docsize ORDER BY id",
      "SELECT id FROM messages_fts_docsize ORDER BY id DESC"),
 )
+# The indexed text is derived from the content now: an older file's stored copy is not kept.
 WRITE_MESSAGE = f"""
-INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS})
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?11)"""
 KEEP_MESSAGE_COUNTER = """
 INSERT INTO sqlite_sequence (name, seq) SELECT 'messages', ?
 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'messages')"""
@@ -96,6 +98,8 @@ INSERT OR IGNORE INTO index_queue (message_id, tenant, session)
 SELECT m.id, m.tenant, m.session
 FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 WHERE m.id > s.cutoff AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.message_id = m.id)"""
+# The full-text index is derived from the messages copied (the store indexes its own inserts).
+REBUILD_MESSAGE_INDEX = "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')"
 COUNT_COPIED = (
     ("sessions", "SELECT count(*) FROM sessions"),
     ("vectors", "SELECT count(*) FROM vectors"),

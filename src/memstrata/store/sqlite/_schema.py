@@ -14,10 +14,13 @@ from __future__ import annotations
 
 __all__ = ["MIGRATIONS", "SCOPE_SQL"]
 
-# The scope tokens of a row, as SQL over columns named tenant/session.
+# The scope tokens of a row, as SQL over columns named tenant/session: one for the tenant and
+# one for the session. Queries use the session's; the tenant's is kept because BM25 counts a
+# row's length over all its columns, so dropping it would shift every score.
 SCOPE_SQL = "'t' || hex({p}tenant) || ' s' || hex({p}tenant || char(31) || {p}session)"
 
 _BODY = "coalesce({p}search_text, {p}content)"
+_DERIVED_BODY = "memstrata_fts_body({p}content)"
 
 _V1 = f"""
 CREATE TABLE sessions (
@@ -209,4 +212,54 @@ CREATE TABLE index_marks (
 CREATE INDEX sessions_summary_due ON sessions (tenant, id) WHERE summary_due > 0;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS, _V3_VECTORS, _V4_SUMMARY_RUNS, _V5_BACKGROUND)
+# API keys of the HTTP service. ``id`` is the public part of a key (``ms_<id>_<secret>``);
+# only the SHA-256 of the secret is kept, so the file never holds a usable key.
+_V6_API_KEYS = """
+CREATE TABLE api_keys (
+    id          TEXT    PRIMARY KEY CHECK (length(id) = 8),
+    tenant      TEXT    NOT NULL,
+    name        TEXT,
+    secret_hash BLOB    NOT NULL,
+    created_at  INTEGER NOT NULL,
+    revoked_at  INTEGER
+) WITHOUT ROWID;
+CREATE INDEX api_keys_by_tenant ON api_keys (tenant, created_at);
+"""
+
+# The indexed text is derived, not stored: ``memstrata_fts_body(content)`` (a function every
+# connection of the store registers, see ``_functions``) prepares it when a row is un-indexed
+# or rebuilt, so a Chinese message no longer keeps a second, pair-split copy of itself (that
+# copy was most of the file's growth over the raw text). New rows are indexed by the store in
+# the same transaction as their insert, not by a trigger: SQLite 3.40's FTS5 writes its pending
+# index out at every statement savepoint, and a trigger gives every inserted row one, so a batch
+# became one index segment per row and the merging of those segments cost more than half of
+# the write path. Deletes and updates stay with triggers. The index is rebuilt once from the
+# messages; ``search_text`` stays as an always-NULL column so older files and salvage read the
+# same columns.
+_V7_DERIVED_SEARCH_TEXT = f"""
+DROP TRIGGER messages_fts_insert;
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+DROP VIEW messages_search;
+UPDATE messages SET search_text = NULL WHERE search_text IS NOT NULL;
+
+CREATE VIEW messages_search AS
+    SELECT id, {_DERIVED_BODY.format(p="")} AS body, {SCOPE_SQL.format(p="")} AS scope
+    FROM messages;
+
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, body, scope)
+    VALUES ('delete', old.id, {_DERIVED_BODY.format(p="old.")}, {SCOPE_SQL.format(p="old.")});
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, tenant, session ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, body, scope)
+    VALUES ('delete', old.id, {_DERIVED_BODY.format(p="old.")}, {SCOPE_SQL.format(p="old.")});
+    INSERT INTO messages_fts (rowid, body, scope)
+    VALUES (new.id, {_DERIVED_BODY.format(p="new.")}, {SCOPE_SQL.format(p="new.")});
+END;
+
+INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS, _V3_VECTORS, _V4_SUMMARY_RUNS, _V5_BACKGROUND,
+                               _V6_API_KEYS, _V7_DERIVED_SEARCH_TEXT)

@@ -18,9 +18,11 @@ SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDE
 SELECT_VERSION_COLUMNS = "SELECT name FROM pragma_table_info('schema_version')"
 
 INSERT_MESSAGE = """
-INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, search_text,
-                      idem_key)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, idem_key)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+
+# The store indexes what it inserts (see the schema's note on savepoints); triggers un-index.
+INDEX_MESSAGE = "INSERT INTO messages_fts (rowid, body, scope) VALUES (?, ?, ?)"
 
 SELECT_BY_KEY = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND idem_key = ?"""
@@ -57,6 +59,15 @@ SELECT_RECENT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ?
 ORDER BY id DESC LIMIT ?"""
 
+# What context() needs in one statement (so one snapshot, with no BEGIN/COMMIT): the newest
+# messages (part 0) and the summary (part 1), whose seven columns line up with a message's.
+SELECT_WINDOW_AND_SUMMARY = f"""
+SELECT 0, * FROM (SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ?1 AND session = ?2
+                  ORDER BY id DESC LIMIT ?3)
+UNION ALL
+SELECT 1, session, kind, body, cursor, created_at, tokens_in, tokens_out
+FROM summaries WHERE tenant = ?1 AND session = ?2"""
+
 SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND id = ?"
 
 SELECT_KEYS = """
@@ -83,14 +94,26 @@ SELECT_PAGE_TENANT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
 WHERE tenant = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
 
-# The scope token in the MATCH expression narrows FTS5 to the tenant or session; the WHERE
-# clause repeats the tenant so isolation never rests on the index alone.
+# In a session, the scope token in the MATCH expression narrows FTS5 to the session; the WHERE
+# clause repeats the tenant so isolation never rests on the index alone. Ties rank newer first.
 SELECT_FTS = f"""
 SELECT {_M_COLUMNS}, -bm25(messages_fts, 1.0, 0.0) AS score
 FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ? AND messages_fts.rowid > ? AND messages_fts.rowid <= ?
   AND m.tenant = ? AND m.at >= ?
-ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT ?"""
+ORDER BY bm25(messages_fts, 1.0, 0.0), messages_fts.rowid DESC LIMIT ?"""
+
+# Across a tenant, the best rows of the index alone come first (no row is read for the ones
+# that do not make the cut); the messages are then read by id and filtered by tenant and time.
+SELECT_FTS_IDS = """
+SELECT rowid, -bm25(messages_fts, 1.0, 0.0) AS score FROM messages_fts
+WHERE messages_fts MATCH ? AND rowid > ? AND rowid <= ?
+ORDER BY bm25(messages_fts, 1.0, 0.0), rowid DESC LIMIT ?"""
+
+# ``+tenant``: found by id, never by walking the tenant's part of the session index.
+SELECT_MESSAGES_BY_IDS = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages
+WHERE id IN (SELECT value FROM json_each(?)) AND +tenant = ? AND at >= ?"""
 
 # The substring scan reads the newest hot messages of the session only (the index on
 # (tenant, session, id) finds them); FTS5 covers the whole archive.
@@ -106,9 +129,11 @@ ORDER BY m.id DESC LIMIT ?6"""
 
 SELECT_MAX_ID = "SELECT max(id) FROM messages"
 
+# ``+m.tenant`` keeps SQLite off the (tenant, session, id) index, which would visit every
+# message of the tenant: the newest ids are a range of the table itself, read newest first.
 SELECT_HOT_SUBSTRING_TENANT = f"""
 SELECT {_M_COLUMNS} FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE m.tenant = ? AND m.id > ? AND m.id > s.cutoff AND m.at >= ?
+WHERE +m.tenant = ? AND m.id > ? AND m.id > s.cutoff AND m.at >= ?
   AND instr(lower(m.content), ?) > 0
 ORDER BY m.id DESC LIMIT ?"""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from ..._compaction import CompactionPolicy
@@ -17,6 +18,8 @@ from ._append import append as append_rows
 from ._connection import Connection
 from ._damage import find_problems
 from ._errors import SQLiteErrorStore
+from ._functions import scope_token
+from ._keys import SQLiteKeys
 from ._rows import ascii_lower, row_message, row_summary
 from ._runs import SQLiteRuns
 from ._vectors import SQLiteVectors
@@ -34,8 +37,8 @@ _TENANT_FTS_SPAN = 100_000
 class SQLiteStore:
     """A memstrata store on SQLite (WAL, FTS5). Open with ``await SQLiteStore.open(path)``.
 
-    Messages, sessions and summaries are served here; ``vectors``, ``runs`` and ``errors`` are
-    the other parts of the seam, all on the same :class:`Connection`.
+    Messages, sessions and summaries are served here; ``vectors``, ``runs``, ``errors`` and
+    ``api_keys`` are the other parts of the seam, all on the same :class:`Connection`.
     """
 
     def __init__(self, db: Connection) -> None:
@@ -47,6 +50,8 @@ class SQLiteStore:
         """Summary progress, leases and back-off."""
         self.errors = SQLiteErrorStore(db)
         """The error memory's records."""
+        self.api_keys = SQLiteKeys(db)
+        """The HTTP service's API keys (hashed)."""
 
     @classmethod
     async def open(cls, path: str, *, durability: str = "normal") -> SQLiteStore:
@@ -127,13 +132,11 @@ class SQLiteStore:
 
     async def window_and_summary(self, tenant: str, session: str,
                                  n: int) -> tuple[list[Message], Summary | None]:
-        def body(c: sqlite3.Connection) -> tuple[list[Any], Any]:
-            return (c.execute(sql.SELECT_RECENT, (tenant, session, n)).fetchall(),
-                    c.execute(sql.SELECT_SUMMARY, (tenant, session)).fetchone())
-        # Two indexed lookups of a few rows: cheaper on the event loop than a thread hop.
-        rows, srow = await self._db.read_small(body)
-        return ([row_message(r) for r in reversed(rows)],
-                row_summary(srow) if srow is not None else None)
+        rows = await self._db.read_small(sql.SELECT_WINDOW_AND_SUMMARY, (tenant, session, n))
+        window = sorted((r[1:] for r in rows if r[0] == 0), key=itemgetter(0))
+        summary = [r[1:] for r in rows if r[0] == 1]
+        return ([row_message(r) for r in window],
+                row_summary(summary[0]) if summary else None)
 
     async def get_summary(self, tenant: str, session: str) -> Summary | None:
         row = await self._db.read(lambda c: c.execute(sql.SELECT_SUMMARY, (tenant, session))
@@ -243,22 +246,33 @@ def _fts(c: sqlite3.Connection, tenant: str, session: str | None, match: str | N
     match of a common word in a large archive costs far more than the answer is worth."""
     if match is None:
         return []
-    expr = f'scope : "{_scope_token(tenant, session)}" AND body : ({match})'
-    spans = [(0, top)] if session is not None else [
-        (max(top - _TENANT_FTS_SPAN, 0), top), (0, max(top - _TENANT_FTS_SPAN, 0))]
+    if session is not None:
+        expr = f'scope : "{scope_token(tenant, session)}" AND body : ({match})'
+        return [(r[:7], float(r[7])) for r in c.execute(
+            sql.SELECT_FTS, (expr, 0, top, tenant, low, limit))]
+    expr = f"body : ({match})"
+    split = max(top - _TENANT_FTS_SPAN, 0)
     ranked: list[tuple[Any, float]] = []
-    for lo, hi in spans:
-        if hi <= lo or len(ranked) >= limit:
-            continue
-        ranked += [(r[:7], float(r[7])) for r in c.execute(
-            sql.SELECT_FTS, (expr, lo, hi, tenant, low, limit - len(ranked)))]
+    for lo, hi in ((split, top), (0, split)):
+        if hi > lo and len(ranked) < limit:
+            ranked += _fts_span(c, expr, lo, hi, tenant, low, limit - len(ranked))
     return ranked
 
 
-def _scope_token(tenant: str, session: str | None) -> str:
-    if session is None:
-        return "t" + tenant.encode().hex().upper()
-    return "s" + (tenant + "\x1f" + session).encode().hex().upper()
+def _fts_span(c: sqlite3.Connection, expr: str, lo: int, hi: int, tenant: str, low: int,
+              limit: int) -> list[tuple[Any, float]]:
+    """The best ``limit`` rows of the tenant in ids ``(lo, hi]``: ranked by the index alone,
+    then read by id. When the tenant or time filter drops one of them, the rows behind the cut
+    may qualify, so the span is ranked again with the filter inside the query."""
+    best = c.execute(sql.SELECT_FTS_IDS, (expr, lo, hi, limit)).fetchall()
+    if not best:
+        return []
+    rows = {r[0]: r for r in c.execute(sql.SELECT_MESSAGES_BY_IDS,
+                                       (json.dumps([i for i, _ in best]), tenant, low))}
+    if len(rows) == len(best):
+        return [(rows[i], float(score)) for i, score in best]
+    return [(r[:7], float(r[7])) for r in c.execute(
+        sql.SELECT_FTS, (expr, lo, hi, tenant, low, limit))]
 
 
 def _put_summary(c: sqlite3.Connection, tenant: str, s: Summary) -> None:

@@ -1,0 +1,363 @@
+"""Service benchmark: the HTTP API beside the same calls in-process, on the same data, in one run.
+
+    python bench/service.py [--messages 100000] [--sessions 1000] [--seconds 10] [--clients 32]
+    python bench/service.py --quick          # small and short (tests)
+
+One database is loaded with the core benchmark's corpus (``_corpus.py``), then each operation
+runs as a closed loop of ``--clients`` concurrent clients for ``--seconds``:
+
+* in-process: ``--clients`` asyncio tasks calling one ``Memory`` (``embedder=None``);
+* over HTTP: a real ``memstrata serve`` subprocess on 127.0.0.1 serving the same file, and
+  ``--clients`` keep-alive connections (``_load.py``) from this process.
+
+Operations: ``add`` (one message, acknowledged once committed), ``context`` (the window of a
+random session) and keyword ``search`` in a random session. Writes go to their own sessions,
+so both sides read the same data. Prints requests/s and p50/p95 of each side, their ratio, and
+the service targets with PASS/MISS; writes the figures as JSON under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from _corpus import build, english_queries, make_message
+from _load import Conn, Phase, closed_loop, percentile, process_cpu
+
+from memstrata import Memory, Settings
+
+TENANT = "bench"
+WRITE_SESSIONS = 200
+TARGET_CONTEXT_RATE = 1_500.0
+TARGET_ADD_RATE = 1_000.0
+TARGET_CONTEXT_P95_MS = 20.0
+SERVER_ENV = {"MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
+OPS = ("add", "context", "search")
+
+
+@dataclass
+class Results:
+    config: dict[str, Any]
+    machine: dict[str, Any]
+    phases: dict[str, dict[str, float]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def figures(phase: Phase) -> dict[str, float]:
+    s = sorted(phase.latencies_ms)
+    out = {"calls": phase.calls, "seconds": round(phase.seconds, 3), "rate": phase.rate,
+           "p50_ms": percentile(s, 50), "p95_ms": percentile(s, 95),
+           "p99_ms": percentile(s, 99), "errors": len(phase.errors)}
+    if phase.cpu_seconds is not None and phase.calls:
+        out["cpu_ms"] = phase.cpu_seconds * 1000 / phase.calls
+    return out
+
+
+# -- the data ------------------------------------------------------------------------------
+
+
+async def load(path: Path, messages: int, sessions: int) -> list[str]:
+    corpus = build(messages, sessions, batch=500, seed=3)
+    async with Memory.open(str(path), settings=Settings(embedder=None, summary_cron=None),
+                           tenant=TENANT, background=False) as mem:
+        for s, lo, hi in corpus.batches:
+            await mem.add_many(corpus.session_ids[s], [
+                {"role": r.role, "content": r.content, "sender": r.sender, "at": r.at}
+                for r in corpus.rows[lo:hi]])
+    return list(corpus.session_ids)
+
+
+# -- in-process ------------------------------------------------------------------------------
+
+
+async def in_process(path: Path, ids: Sequence[str], args: argparse.Namespace,
+                     res: Results) -> None:
+    words = english_queries()
+    settings = Settings(embedder=None, summary_cron=None)
+    async with Memory.open(str(path), settings=settings, tenant=TENANT,
+                           background=False) as mem:
+        async def add(n: int, rng: random.Random) -> str | None:
+            role = rng.choice(("user", "assistant"))
+            await mem.add(f"w-{rng.randrange(WRITE_SESSIONS)}", role, make_message(rng, role))
+            return None
+
+        async def context(n: int, rng: random.Random) -> str | None:
+            await mem.context(rng.choice(ids))
+            return None
+
+        async def search(n: int, rng: random.Random) -> str | None:
+            await mem.search(rng.choice(ids), rng.choice(words), match="keyword")
+            return None
+
+        for name, call in (("context", context), ("search", search), ("add", add)):
+            log(f"in-process: {name}, {args.clients} tasks, {args.seconds:g} s")
+            phase = await closed_loop(name, args.clients, args.seconds, call,
+                                      warmup_s=args.warmup)
+            res.phases[f"local_{name}"] = figures(phase)
+
+
+# -- over HTTP -------------------------------------------------------------------------------
+
+
+def make_key(path: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "memstrata", "--db", str(path), "keys",
+                           "create", "--tenant", TENANT, "--name", "bench"],
+                          capture_output=True, text=True, check=True)
+    found = re.search(r"\bms_[A-Za-z0-9]+_[A-Za-z0-9_-]+", done.stdout)
+    if found is None:
+        raise RuntimeError(f"no key in the output of keys create: {done.stdout!r}")
+    return found.group(0)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# ``--tuned``: the same app under uvicorn without the access log, and with uvloop and httptools
+# when they are installed (uvicorn's "auto" picks them), to show what the server's set-up costs.
+TUNED = """
+import sys, uvicorn
+from memstrata import Settings
+from memstrata.server import create_app
+uvicorn.run(create_app(sys.argv[1], settings=Settings.from_env()), host="127.0.0.1",
+            port=int(sys.argv[2]), log_level="warning", access_log=False)
+"""
+
+
+def server_command(path: Path, port: int, tuned: bool) -> list[str]:
+    if tuned:
+        return [sys.executable, "-c", TUNED, str(path), str(port)]
+    return [sys.executable, "-m", "memstrata", "--db", str(path), "serve", "--host",
+            "127.0.0.1", "--port", str(port)]
+
+
+@contextlib.contextmanager
+def serving(path: Path, work: Path, tuned: bool) -> Iterator[tuple[str, int]]:
+    """The server on the file; yields its URL and process id. Its log goes to a file (a pipe
+    nobody reads would fill and stall it)."""
+    port = free_port()
+    log_path = work / "server.log"
+    with log_path.open("wb") as sink:
+        proc = subprocess.Popen(server_command(path, port, tuned),
+                                env={**os.environ, **SERVER_ENV}, stdout=sink, stderr=sink)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                    break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start: "
+                                   + log_path.read_text(errors="replace")[-2000:])
+            time.sleep(0.1)
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def over_http(url: str, pid: int, key: str, ids: Sequence[str],
+                    args: argparse.Namespace, res: Results) -> None:
+    words = english_queries()
+    conns = [Conn(url, key) for _ in range(args.clients)]
+
+    def checked(status: int, body: bytes, expected: int) -> str | None:
+        return None if status == expected else f"{status}: {body[:200]!r}"
+
+    async def add(n: int, rng: random.Random) -> str | None:
+        role = rng.choice(("user", "assistant"))
+        status, body = await conns[n].request(
+            "POST", f"/v1/sessions/w-{rng.randrange(WRITE_SESSIONS)}/messages",
+            {"role": role, "content": make_message(rng, role)})
+        return checked(status, body, 201)
+
+    async def context(n: int, rng: random.Random) -> str | None:
+        status, body = await conns[n].request("GET", f"/v1/sessions/{rng.choice(ids)}/context")
+        return checked(status, body, 200)
+
+    async def search(n: int, rng: random.Random) -> str | None:
+        q = rng.choice(words).replace(" ", "%20")
+        status, body = await conns[n].request(
+            "GET", f"/v1/sessions/{rng.choice(ids)}/search?q={q}&match=keyword")
+        return checked(status, body, 200)
+
+    try:
+        for name, call in (("context", context), ("search", search), ("add", add)):
+            log(f"HTTP: {name}, {args.clients} connections, {args.seconds:g} s")
+            phase = await closed_loop(name, args.clients, args.seconds, call,
+                                      warmup_s=args.warmup, cpu=process_cpu(pid))
+            res.phases[f"http_{name}"] = figures(phase)
+            if phase.errors:
+                res.notes.append(f"HTTP {name}: {len(phase.errors)} failed calls, e.g. "
+                                 f"{phase.errors[0]}")
+    finally:
+        for conn in conns:
+            await conn.close()
+
+
+# -- report ----------------------------------------------------------------------------------
+
+
+def _rate(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.0f}/s"
+
+
+def _ms(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f} ms"
+
+
+def _verdict(met: bool | None) -> str:
+    return "" if met is None else ("PASS" if met else "MISS")
+
+
+def table_rows(res: Results) -> list[list[str]]:
+    """[metric, HTTP, in-process, HTTP/in-process, target, met?] rows."""
+    rows: list[list[str]] = []
+    targets: dict[tuple[str, str], tuple[str, Any]] = {
+        ("add", "rate"): ("≥ 1,000/s", lambda x: x >= TARGET_ADD_RATE),
+        ("context", "rate"): ("≥ 1,500/s", lambda x: x >= TARGET_CONTEXT_RATE),
+        ("context", "p95_ms"): ("≤ 20 ms", lambda x: x <= TARGET_CONTEXT_P95_MS),
+    }
+    for op in OPS:
+        http, local = res.phases.get(f"http_{op}"), res.phases.get(f"local_{op}")
+        label = "add (durable)" if op == "add" else op
+        for key, name, fmt in (("rate", "requests/s", _rate), ("p50_ms", "p50", _ms),
+                               ("p95_ms", "p95", _ms), ("cpu_ms", "CPU per call", _ms)):
+            h = http.get(key) if http else None
+            lo = local.get(key) if local else None
+            ratio = "—" if h is None or not lo else f"{h / lo:.2f}x"
+            target, test = targets.get((op, key), ("", None))
+            met = test(h) if test is not None and h is not None else None
+            rows.append([f"{label} {name}", fmt(h), fmt(lo), ratio, target, _verdict(met)])
+    return rows
+
+
+def render_table(rows: list[list[str]], clients: int) -> str:
+    head = ["metric", f"HTTP ({clients} clients)", "in-process", "HTTP/in-process",
+            "target", "met?"]
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
+    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+              for row in rows]
+    return "\n".join(lines)
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def profiling(pid: int, out: Path | None) -> Iterator[None]:
+    """``py-spy record`` of the server while the HTTP phases run (``--profile``)."""
+    if out is None:
+        yield
+        return
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    proc = subprocess.Popen([spy, "record", "--pid", str(pid), "--rate", "200", "--format",
+                             "raw", "--output", str(out), "--idle"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        proc.send_signal(2)  # SIGINT: py-spy writes its output and exits
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(30)
+
+
+async def run(args: argparse.Namespace, work: Path) -> Results:
+    res = Results(
+        config={"messages": args.messages, "sessions": args.sessions, "clients": args.clients,
+                "seconds": args.seconds, "warmup": args.warmup, "tuned": args.tuned},
+        machine={"cpus": os.cpu_count(), "python": platform.python_version(),
+                 "sqlite": sqlite3.sqlite_version, "platform": platform.platform(),
+                 "load": os.getloadavg()[0]})
+    path = work / "service.db"
+    log(f"loading {args.messages:,} messages over {args.sessions:,} sessions")
+    ids = await load(path, args.messages, args.sessions)
+    await in_process(path, ids, args, res)
+    key = make_key(path)
+    with serving(path, work, args.tuned) as (url, pid), profiling(pid, args.profile):
+        await over_http(url, pid, key, ids, args, res)
+    return res
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--messages", type=int, default=100_000)
+    p.add_argument("--sessions", type=int, default=1_000)
+    p.add_argument("--clients", type=int, default=32)
+    p.add_argument("--seconds", type=float, default=10.0, help="timed seconds per phase")
+    p.add_argument("--warmup", type=float, default=2.0, help="untimed seconds per phase")
+    p.add_argument("--quick", action="store_true",
+                   help="2,000 messages, 1 s per phase (a smoke run)")
+    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    p.add_argument("--work-dir", default=None, help="where the database is built")
+    p.add_argument("--tuned", action="store_true",
+                   help="serve the app with uvicorn directly: no access log, uvloop and "
+                        "httptools if installed (instead of memstrata serve)")
+    p.add_argument("--profile", type=Path, default=None, metavar="FILE",
+                   help="record the server with py-spy during the HTTP phases (raw format)")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.messages, args.sessions, args.seconds, args.warmup = 2_000, 20, 1.0, 0.3
+
+    work = Path(tempfile.mkdtemp(prefix="memstrata-service-", dir=args.work_dir))
+    try:
+        res = asyncio.run(run(args, work))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rows = table_rows(res)
+    print(f"memstrata service benchmark: {args.messages:,} messages, {args.sessions:,} "
+          f"sessions, {args.clients} clients, {args.seconds:g} s per phase, "
+          f"{res.machine['cpus']} CPUs (load {res.machine['load']:.1f}), "
+          f"Python {res.machine['python']}"
+          + (", tuned server (no access log, uvloop/httptools if installed)"
+             if args.tuned else ", memstrata serve"))
+    print(render_table(rows, args.clients))
+    for name, f in res.phases.items():
+        cpu = f"{f['cpu_ms']:.3f}" if "cpu_ms" in f else "—"
+        print(f"  {name:<16} n={int(f['calls']):>7,}  {f['rate']:>9,.0f}/s  p50 "
+              f"{f['p50_ms']:7.2f}  p95 {f['p95_ms']:7.2f}  p99 {f['p99_ms']:7.2f} ms  "
+              f"CPU/call {cpu} ms  errors {int(f['errors'])}")
+    for note in res.notes:
+        print(f"note: {note}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / f"service-{args.messages}{'-tuned' if args.tuned else ''}.json"
+    out.write_text(json.dumps(asdict(res) | {"table": rows}, indent=2, ensure_ascii=False)
+                   + "\n", encoding="utf-8")
+    print(f"results: {out}")
+    failed = sum(int(f["errors"]) for f in res.phases.values())
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

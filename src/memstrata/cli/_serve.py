@@ -1,0 +1,102 @@
+"""``memstrata serve``: the HTTP service (API, MCP, web inspector) with uvicorn.
+
+On SIGTERM or Ctrl-C the server stops accepting connections, lets the requests in flight
+finish, then closes the memory (background work stopped, database closed): every write it
+acknowledged is committed. It refuses to listen beyond the loopback interface while the
+database holds no valid API key, since every request would then be refused anyway and the
+port would be open for nothing. Needs the server extra (``pip install 'memstrata[server]'``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import signal
+from typing import Annotated, Any
+
+import typer
+
+from ._app import app, fail, get_state, note
+from ._keys import with_keys
+
+__all__: list[str] = []
+
+EXTRA_HINT = "pip install 'memstrata[server]'"
+# In-flight requests get this long to finish after a stop signal before they are cut.
+_GRACEFUL_S = 30
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` listens only on this machine (127.0.0.0/8, ::1, localhost)."""
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def _load_server() -> tuple[Any, Any]:
+    """uvicorn and memstrata's app factory, or a clear error naming the extra."""
+    try:
+        import uvicorn
+
+        from ..server import create_app
+    except ImportError as exc:
+        fail(f"memstrata serve needs the server extra ({exc.name or 'fastapi'} is not "
+             f"installed): {EXTRA_HINT}", code=1, kind="MissingExtra")
+    return uvicorn, create_app
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    db: Annotated[str | None, typer.Option(
+        "--db", metavar="PATH", help="Database file or sqlite:/// URL (as the global --db).",
+        show_default=False)] = None,
+    host: Annotated[str, typer.Option(metavar="HOST", help="Interface to listen on; anything "
+                                      "beyond loopback needs an API key to exist.")
+                    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(metavar="PORT", min=0, max=65535,
+                                      help="TCP port.")] = 8765,
+    access_log: Annotated[bool, typer.Option(
+        "--access-log", help="Log every request (method, path, status) to stderr; off by "
+        "default, since it costs about a third of the throughput.")] = False,
+) -> None:
+    """Serve the memory over HTTP: the /v1 API, MCP at /mcp and the web inspector at /.
+
+    Every /v1 request needs 'Authorization: Bearer KEY' (memstrata keys create); the key picks
+    the tenant. Stops gracefully on SIGTERM or Ctrl-C: requests in flight finish first.
+    """
+    state = get_state(ctx)
+    uvicorn, create_app = _load_server()
+    if db:
+        state.db = db
+    target = state.target()
+    active = with_keys(state, lambda keys: keys.count_active())
+    if active == 0 and not is_loopback(host):
+        fail(f"refusing to listen on {host}: the database has no valid API key, so nobody "
+             "could use the service; make one first with memstrata keys create --tenant NAME "
+             "(or listen on 127.0.0.1)", field="--host", kind="NoApiKey")
+    if active == 0:
+        note("no API key yet: every /v1 request will be refused; make one with memstrata keys "
+             "create --tenant NAME")
+    application = create_app(target, settings=state.settings())
+    config = uvicorn.Config(application, host=host, port=port, lifespan="on",
+                            log_level="info", access_log=access_log,
+                            timeout_graceful_shutdown=_GRACEFUL_S)
+    server = uvicorn.Server(config)
+    note(f"serving {target} on http://{host}:{port} (Ctrl-C or SIGTERM stops)",
+         db=target, url=f"http://{host}:{port}")
+    # uvicorn handles the stop signals while it serves and, once shut down, raises the signal
+    # again for the handler that was there before; a handler that does nothing makes a
+    # graceful stop exit with 0 instead of dying by the signal it already handled.
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, _stopped)
+    # uvicorn's choice of event loop: uvloop when installed (the server extra brings it).
+    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+        runner.run(server.serve())
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """The stop signal was handled already (by uvicorn's graceful shutdown)."""

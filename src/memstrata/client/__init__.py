@@ -1,0 +1,19 @@
+"""A memstrata server's memory, used from Python with the same calls as a local ``Memory``.
+
+    async with RemoteMemory.open("http://127.0.0.1:8765", key) as mem:
+        await mem.add("trip", "user", "Let's take the train.")
+        ctx = await mem.context("trip")
+
+Replies are the same values (``Message``, ``Hit``, ``Context`` …) and failures the same
+``memstrata.errors`` exceptions as in-process; what only a server can fail with is a
+:class:`ServerError` (:class:`Unauthorized` for a refused key, :class:`Unreachable` for no
+answer). :class:`MemoryAPI` is the surface both share.
+"""
+
+from ._api import ErrorsAPI, MemoryAPI
+from ._errormem import RemoteErrors
+from ._remote import FLUSH_TIMEOUT_S, RemoteMemory
+from ._wire import ServerError, Unauthorized, Unreachable
+
+__all__ = ["FLUSH_TIMEOUT_S", "ErrorsAPI", "MemoryAPI", "RemoteErrors", "RemoteMemory",
+           "ServerError", "Unauthorized", "Unreachable"]

@@ -1,0 +1,75 @@
+"""``RemoteErrors``: a tenant's error memory on the server, with ``ErrorMemory``'s methods."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from urllib.parse import quote
+
+from ..errors import InvalidInput, NotFound
+from ..types import ErrorRecord
+from . import _wire as wire
+from ._http import Http
+
+__all__ = ["RemoteErrors"]
+
+
+class RemoteErrors:
+    """``mem.errors`` of a :class:`~memstrata.client.RemoteMemory`."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    async def write(self, *, tool_name: str, keywords: Sequence[str], symptom: str,
+                    action: str, cause: str | None = None,
+                    outcome: str = "resolved") -> ErrorRecord:
+        """Remember a tool error and what was done about it."""
+        if isinstance(keywords, str):
+            raise InvalidInput("keywords", "must be a list of words, not one string")
+        body = {"tool_name": tool_name, "keywords": list(keywords), "symptom": symptom,
+                "cause": cause, "action": action, "outcome": outcome}
+        return wire.error_record(await self._http.send_json("POST", "/v1/errors", body))
+
+    async def search(self, keyword: str, *, tool: str | None = None,
+                     limit: int | None = None) -> builtins.list[ErrorRecord]:
+        """Records related to ``keyword``, best first (each one returned is renewed)."""
+        params: dict[str, str | int | float] = {"q": keyword}
+        if tool is not None:
+            params["tool"] = tool
+        if limit is not None:
+            params["limit"] = limit
+        data = await self._http.get_json("/v1/errors/search", params)
+        return [wire.error_record(r) for r in data["errors"]]
+
+    async def read(self, id_or_prefix: str) -> ErrorRecord | None:
+        """The record with this id or unique prefix, or ``None``."""
+        try:
+            data = await self._http.get_json(_record_path(id_or_prefix))
+        except NotFound:
+            return None
+        return wire.error_record(data)
+
+    async def delete(self, id_or_prefix: str) -> bool:
+        """Delete a record; ``False`` when none matches."""
+        return await self._http.delete(_record_path(id_or_prefix))
+
+    async def hint(self, tool_name: str, error_text: str) -> str:
+        """What past records say about this failure (``""`` when nothing relates)."""
+        data = await self._http.get_json("/v1/errors/hint",
+                                         {"tool": tool_name, "error": error_text})
+        return str(data.get("hint") or "")
+
+    # Last: inside the class body below it, ``list`` names this method.
+    async def list(self, *, tool: str | None = None) -> builtins.list[ErrorRecord]:
+        """Every live record of the tenant (optionally of one tool), newest first."""
+        data = await self._http.get_json("/v1/errors", {"tool": tool} if tool else None)
+        return [wire.error_record(r) for r in data["errors"]]
+
+
+def _record_path(id_or_prefix: str) -> str:
+    if not isinstance(id_or_prefix, str) or not id_or_prefix.strip():
+        raise InvalidInput("id", "must be a record id or a unique prefix of 8+ characters")
+    segment = quote(id_or_prefix.strip(), safe="")
+    if set(segment) == {"."}:
+        segment = segment.replace(".", "%2E")
+    return f"/v1/errors/{segment}"

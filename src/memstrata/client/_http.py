@@ -1,0 +1,107 @@
+"""The client's one HTTP connection pool: requests with the key, replies checked.
+
+Every reply goes through :func:`~memstrata.client._wire.raise_for`, and every transport
+failure becomes :class:`~memstrata.client.Unreachable`, so nothing above sees httpx's errors.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from ..errors import NotFound
+from . import _wire as wire
+
+__all__ = ["Http"]
+
+# Calls that may wait on a model (summaries, a reset that summarises, a large import).
+_SLOW_READ_S = 900.0
+
+
+class Http:
+    """Requests to one server with one API key."""
+
+    def __init__(self, base_url: str, key: str, *,
+                 transport: httpx.AsyncBaseTransport | None = None, timeout: float) -> None:
+        self.base_url = base_url
+        self._client = httpx.AsyncClient(
+            base_url=base_url, transport=transport, timeout=httpx.Timeout(timeout),
+            headers={"Authorization": f"Bearer {key}", "Accept": "application/json"})
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+    async def _request(self, method: str, path: str, *, slow: bool = False,
+                       **kwargs: Any) -> httpx.Response:
+        timeout = httpx.Timeout(self._client.timeout.connect, read=_SLOW_READ_S,
+                                write=_SLOW_READ_S, pool=None) if slow else None
+        try:
+            if timeout is not None:
+                response = await self._client.request(method, path, timeout=timeout,
+                                                      **kwargs)
+            else:
+                response = await self._client.request(method, path, **kwargs)
+        except httpx.TransportError as exc:
+            raise wire.Unreachable(f"no answer from the memstrata server at {self.base_url}: "
+                                   f"{_reason(exc)}") from exc
+        wire.raise_for(response)
+        return response
+
+    async def get_json(self, path: str,
+                       params: Mapping[str, str | int | float] | None = None) -> Any:
+        response = await self._request("GET", path, params=params)
+        return _json(response)
+
+    async def send_json(self, method: str, path: str, body: Any, *,
+                        slow: bool = False) -> Any:
+        response = await self._request(method, path, json=body, slow=slow)
+        return _json(response) if response.content else {}
+
+    async def send_bytes(self, method: str, path: str, body: bytes,
+                         content_type: str) -> Any:
+        response = await self._request(method, path, content=body, slow=True,
+                                       headers={"Content-Type": content_type})
+        return _json(response)
+
+    async def delete(self, path: str) -> bool:
+        """``True`` when the server deleted something, ``False`` when there was nothing."""
+        try:
+            response = await self._request("DELETE", path)
+        except NotFound:
+            return False
+        if response.status_code == 204 or not response.content:
+            return True
+        data = _json(response)
+        return bool(data.get("removed", True)) if isinstance(data, dict) else True
+
+    async def stream_lines(self, path: str) -> AsyncIterator[dict[str, Any]]:
+        """The JSON objects of an ``application/x-ndjson`` reply, as they arrive."""
+        try:
+            async with self._client.stream("GET", path, timeout=httpx.Timeout(
+                    self._client.timeout.connect, read=_SLOW_READ_S)) as response:
+                if not response.is_success:
+                    await response.aread()
+                    wire.raise_for(response)
+                async for line in response.aiter_lines():
+                    if line.strip():
+                        yield json.loads(line)
+        except httpx.TransportError as exc:
+            raise wire.Unreachable(f"the memstrata server at {self.base_url} stopped "
+                                   f"answering: {_reason(exc)}") from exc
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise wire.ServerError(f"the server's reply to {response.request.url.path} is not "
+                               "JSON; is this a memstrata server?",
+                               status=response.status_code) from exc
+
+
+def _reason(exc: httpx.TransportError) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__

@@ -1,0 +1,137 @@
+"""The HTTP API's JSON, read back into memstrata's values and exceptions.
+
+Replies become the same frozen dataclasses ``Memory`` returns; error bodies
+(``{"error": {"type", "message", "field"}}``) become the same ``memstrata.errors`` exceptions a
+local call would raise, so a caller (the command line) cannot tell the two apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+import httpx
+
+from ..errors import (
+    InvalidInput,
+    MemstrataError,
+    NotFound,
+    ProviderError,
+)
+from ..types import ErrorRecord, Hit, Message, SessionInfo, SessionStats
+
+__all__ = ["ServerError", "Unauthorized", "Unreachable", "error_record", "hit", "jsonl_line",
+           "message", "raise_for", "session_info", "session_stats"]
+
+
+class ServerError(MemstrataError):
+    """The server answered with an error that has no local counterpart (a 5xx, a conflict),
+    or with something that is not memstrata's API."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Unauthorized(ServerError):
+    """The server refused the API key (missing, unknown or revoked)."""
+
+
+class Unreachable(ServerError):
+    """No answer from the server: refused connection, name not resolved, timeout."""
+
+
+def message(data: Mapping[str, Any]) -> Message:
+    return Message(id=int(data["id"]), session=str(data["session"]), role=data["role"],
+                   content=str(data["content"]), at=int(data["at"]),
+                   sender=data.get("sender"), meta=data.get("meta"))
+
+
+def hit(data: Mapping[str, Any]) -> Hit:
+    rank = data.get("rank")
+    return Hit(message=message(data["message"]), score=float(data["score"]),
+               rank=None if rank is None else int(rank), source=data["source"],
+               matched=bool(data.get("matched", True)))
+
+
+def session_info(data: Mapping[str, Any]) -> SessionInfo:
+    return SessionInfo(id=str(data["id"]), messages=int(data["messages"]),
+                       first_at=data.get("first_at"), last_at=data.get("last_at"),
+                       has_summary=bool(data["has_summary"]))
+
+
+# How the server words a provider failure; the exception's own text is what follows.
+_PROVIDER_PREFIX = "the model provider failed: "
+
+_STATS_FIELDS = tuple(f.name for f in dataclasses.fields(SessionStats))
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ErrorRecord))
+
+
+def session_stats(data: Mapping[str, Any]) -> SessionStats:
+    # Fields the server adds beyond SessionStats (none today) are not this client's business.
+    known = {name: data[name] for name in _STATS_FIELDS if name in data}
+    known.setdefault("extra", {})
+    return SessionStats(**known)
+
+
+def error_record(data: Mapping[str, Any]) -> ErrorRecord:
+    known = {name: data[name] for name in _RECORD_FIELDS if name in data}
+    known["keywords"] = tuple(known.get("keywords") or ())
+    return ErrorRecord(**known)
+
+
+def _error_body(response: httpx.Response) -> tuple[str, str, str | None]:
+    """``(type, message, field)`` of an error reply, whatever shape it came in."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        return (str(error.get("type") or ""), str(error.get("message") or ""),
+                error.get("field") if isinstance(error.get("field"), str) else None)
+    if isinstance(body, dict) and "detail" in body:  # a framework reply, not memstrata's
+        return "", str(body["detail"]), None
+    text = " ".join(response.text.split())[:300]
+    return "", text or response.reason_phrase, None
+
+
+def raise_for(response: httpx.Response) -> None:
+    """Nothing for a 2xx reply; otherwise the exception a local call would have raised."""
+    if response.is_success:
+        return
+    kind, text, field = _error_body(response)
+    _raise(response.status_code, kind, text, field, str(response.request.url.path))
+
+
+def _raise(status: int, kind: str, text: str, field: str | None, path: str) -> NoReturn:
+    if status in (413, 422) or kind in ("invalid_input", "too_large"):
+        name = field or "request"
+        # The reason alone, as ``InvalidInput.reason`` holds it locally.
+        raise InvalidInput(name, text.removeprefix(f"{name}: ").removeprefix(f"{name} "))
+    if status == 404:
+        raise NotFound(text or f"nothing at {path}")
+    if status == 401 or kind == "unauthorized":
+        raise Unauthorized(f"the server refused the key: {text}", status=status)
+    if status == 502 or kind == "provider_error":
+        raise ProviderError(text.removeprefix(_PROVIDER_PREFIX))
+    if status == 503 or kind == "unavailable":
+        raise ServerError(f"the server is not ready (starting or stopping): {text}",
+                          status=status)
+    raise ServerError(f"server replied {status}{f' ({kind})' if kind else ''}: {text}",
+                      status=status)
+
+
+def jsonl_line(record: Any) -> str:
+    """One import record as a JSONL line: text as it is, a mapping as JSON.
+
+    Text is sent unparsed so the server reports a malformed line exactly as a local import
+    would (by its number); only an embedded line break is escaped, as it would split the line.
+    """
+    if isinstance(record, bytes):
+        record = record.decode("utf-8")
+    if isinstance(record, str):
+        return record.replace("\r", "").replace("\n", " ")
+    return json.dumps(record, ensure_ascii=False)

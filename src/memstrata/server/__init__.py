@@ -1,0 +1,29 @@
+"""The HTTP service: memstrata for many tenants behind API keys (``memstrata serve``).
+
+:func:`create_app` builds the FastAPI app over one database; :class:`Tenants` is what it
+serves from (one store and one set of models, a ``Memory`` per tenant); :class:`ApiKeys`
+makes, checks and revokes keys. Needs the ``server`` extra: ``pip install 'memstrata[server]'``.
+"""
+
+from .._keys import ApiKeys, parse_key
+from ._app import STATIC_DIR, LifespanHook, create_app
+from ._auth import tenant_for
+from ._errors import NotReady, TooLarge, Unauthorized, error_body
+from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT
+from ._tenants import Tenants
+
+__all__ = [
+    "DEFAULT_BODY_LIMIT",
+    "IMPORT_BODY_LIMIT",
+    "STATIC_DIR",
+    "ApiKeys",
+    "LifespanHook",
+    "NotReady",
+    "Tenants",
+    "TooLarge",
+    "Unauthorized",
+    "create_app",
+    "error_body",
+    "parse_key",
+    "tenant_for",
+]

@@ -1,0 +1,144 @@
+"""memstrata's errors as HTTP answers: one status per kind and one JSON body for all.
+
+Every error the service gives reads ``{"error": {"type", "message", "field"}}``: ``type`` is
+snake_case (``invalid_input``, ``not_found``, ``unauthorized``, ``too_large``,
+``provider_error``, ``unavailable`` …), ``field`` names the offending field or parameter
+(``null`` when none). The map from the :mod:`memstrata.errors` tree:
+
+==================================  ======  =================
+InvalidInput                        422     invalid_input
+NotFound                            404     not_found
+TooLarge (a body or a message)      413     too_large
+Unauthorized                        401     unauthorized
+ProviderError (and its subclasses)  502     provider_error
+Closed, NotReady, FlushTimeout      503     unavailable
+StoreError                          500     store_error
+==================================  ======  =================
+
+FastAPI's own request validation and Starlette's HTTP errors are answered in the same shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..errors import (
+    Closed,
+    FlushTimeout,
+    InvalidInput,
+    MemstrataError,
+    NotFound,
+    ProviderError,
+    StoreError,
+)
+
+__all__ = ["NotReady", "TooLarge", "Unauthorized", "error_body", "install_handlers"]
+
+log = logging.getLogger("memstrata.server")
+
+
+class Unauthorized(MemstrataError):
+    """No API key, or one that is malformed, unknown or revoked (HTTP 401)."""
+
+
+class NotReady(Closed):
+    """The service is starting or shutting down and takes no requests (HTTP 503)."""
+
+
+class TooLarge(MemstrataError):
+    """A request body, or a field in it, is larger than the service accepts (HTTP 413)."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+def error_body(kind: str, message: str, field: str | None = None) -> dict[str, Any]:
+    """The one shape of every error answer."""
+    return {"error": {"type": kind, "message": message, "field": field}}
+
+
+def _answer(status: int, kind: str, message: str, field: str | None = None,
+            headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(kind, " ".join(message.split()), field), status_code=status,
+                        headers=headers)
+
+
+def answer_for(exc: MemstrataError) -> JSONResponse:
+    """The HTTP answer to one of memstrata's errors."""
+    if isinstance(exc, InvalidInput):
+        return _answer(422, "invalid_input", exc.reason, exc.field)
+    if isinstance(exc, NotFound):
+        return _answer(404, "not_found", str(exc))
+    if isinstance(exc, TooLarge):
+        return _answer(413, "too_large", str(exc), exc.field)
+    if isinstance(exc, Unauthorized):
+        return _answer(401, "unauthorized", str(exc), headers={"WWW-Authenticate": "Bearer"})
+    if isinstance(exc, ProviderError):
+        return _answer(502, "provider_error", f"the model provider failed: {exc}")
+    if isinstance(exc, Closed | FlushTimeout):
+        return _answer(503, "unavailable", str(exc) or "the service is not ready",
+                       headers={"Retry-After": "1"})
+    if isinstance(exc, StoreError):
+        log.error("database error: %s", exc)
+    return _answer(500, "store_error" if isinstance(exc, StoreError) else "internal_error",
+                   str(exc))
+
+
+def field_of(loc: Sequence[Any]) -> str | None:
+    """A pydantic error location as a field name: ``("body", "items", 3, "content")`` is
+    ``items[3].content``, ``("query", "limit")`` is ``limit``."""
+    parts = list(loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or None
+
+
+_STATUS_KINDS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+                 405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type",
+                 422: "invalid_input", 503: "unavailable"}
+
+
+def install_handlers(app: FastAPI) -> None:
+    """Answer every error in the one shape."""
+
+    async def memstrata_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, MemstrataError)
+        return answer_for(exc)
+
+    async def validation_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        errors = exc.errors()
+        first = errors[0] if errors else {}
+        field = field_of(first.get("loc", ()))
+        message = str(first.get("msg", "is not valid"))
+        if first.get("type") == "json_invalid":
+            field, message = "body", "is not valid JSON"
+        elif field is not None and first.get("type") == "missing":
+            message = "is required"
+        return _answer(422, "invalid_input", message, field)
+
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 400:
+            # FastAPI's answer to a body it could not decode (bytes that are not UTF-8):
+            # invalid input like any other bad body.
+            return _answer(422, "invalid_input", "is not valid JSON text (UTF-8)", "body")
+        kind = _STATUS_KINDS.get(exc.status_code, "http_error")
+        return _answer(exc.status_code, kind, str(exc.detail),
+                       headers=dict(exc.headers) if exc.headers else None)
+
+    app.add_exception_handler(MemstrataError, memstrata_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)

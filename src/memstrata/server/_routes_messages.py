@@ -1,0 +1,186 @@
+"""Routes of the conversation itself: writing messages, reading them back, the context
+window and search (one session or the whole tenant). Each route is one ``Memory`` call."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, Response
+
+from .._ingest import text_of
+from ..errors import InvalidInput, NotFound
+from ..memory import Memory
+from ._auth import memory_for
+from ._errors import TooLarge
+from ._schemas import (
+    AUTHED,
+    BODY,
+    MAX_ID,
+    PROVIDER,
+    BatchIn,
+    ContextOut,
+    MessageIn,
+    MessageListOut,
+    MessageOut,
+    MessagePageOut,
+    ReadOut,
+    SearchOut,
+    WireMessage,
+    errors,
+    hit_out,
+    message_out,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["messages"])
+
+Mem = Annotated[Memory, Depends(memory_for)]
+MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="A message id.")]
+Limit = Annotated[int | None, Query(description="How many (default and maximum: the "
+                                                "server's search settings).")]
+TimeRange = Annotated[str, Query(description="all, or a span such as 24h, 7d, 2w, or a "
+                                             "date range.")]
+
+
+def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
+    """A message longer than the server takes is 413 naming the field (not 422: the request
+    is well-formed, only too big)."""
+    try:
+        text = text_of(item.content, prefix + "content")
+    except InvalidInput:
+        return  # the Memory names what is wrong with it
+    top = mem.settings.max_content_chars
+    if len(text) > top:
+        raise TooLarge(prefix + "content", f"{prefix}content is {len(text):,} characters; at "
+                       f"most {top:,} are accepted")
+
+
+@router.post("/sessions/{session}/messages", status_code=201, response_model=MessageOut,
+             responses=errors(*AUTHED, *BODY), summary="Add a message")
+async def add_message(session: str, body: MessageIn, mem: Mem) -> MessageOut:
+    """Store one message; when the answer arrives it is committed."""
+    _check_size(mem, body)
+    m = await mem.add(session, body.role, body.content, sender=body.sender, at=body.at,
+                      meta=body.meta, key=body.key)
+    return message_out(m)
+
+
+@router.post("/sessions/{session}/messages/batch", status_code=201,
+             response_model=MessageListOut, responses=errors(*AUTHED, *BODY),
+             summary="Add several messages atomically")
+async def add_messages(session: str, body: BatchIn, mem: Mem) -> MessageListOut:
+    """Store every item, or none when one is invalid (the error names it: ``items[3].role``)."""
+    for i, item in enumerate(body.items):
+        _check_size(mem, item, f"items[{i}].")
+    stored = await mem.add_many(session, [item.model_dump(exclude_none=True)
+                                          for item in body.items])
+    return MessageListOut(messages=[message_out(m) for m in stored])
+
+
+@router.get("/sessions/{session}/messages", response_model=MessagePageOut,
+            responses=errors(*AUTHED), summary="List a session's messages, newest first")
+async def list_messages(session: str, mem: Mem,
+                        before_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+                        limit: Limit = None, time_range: TimeRange = "all") -> MessagePageOut:
+    """A page of messages older than ``before_id``; an unknown session has none."""
+    page = await mem.recent(session, time_range=time_range, limit=limit, before_id=before_id)
+    full = len(page) == (limit if limit is not None else mem.settings.search_limit)
+    return MessagePageOut(messages=[message_out(m) for m in page],
+                          next_before_id=page[-1].id if page and full else None)
+
+
+@router.get("/sessions/{session}/context", response_model=ContextOut,
+            responses=errors(*AUTHED, *PROVIDER), summary="The context window and summary")
+async def context(session: str, mem: Mem,
+                  query: Annotated[str | None, Query(description="The new user input: the "
+                                                     "parts of the summary relevant to it are "
+                                                     "picked (with a decision model).")] = None,
+                  format: Annotated[Literal["plain", "openai", "anthropic"],  # noqa: A002
+                                    Query()] = "plain") -> ContextOut:
+    """What to send before the new user input: ``plain`` gives the stored messages,
+    ``openai`` and ``anthropic`` the wire messages (each with its time header)."""
+    ctx = await mem.context(session, query=query)
+    turn = ctx.turn_context["content"] if ctx.turn_context else None
+    messages: list[MessageOut] | list[WireMessage]
+    system: str | None = ctx.system_prompt or None
+    if format == "openai":
+        messages = [WireMessage(**m) for m in ctx.to_openai()]
+    elif format == "anthropic":
+        wire = ctx.to_anthropic()
+        messages = [WireMessage(**m) for m in wire["messages"]]
+        system = wire["system"] or None
+    else:
+        messages = [message_out(m) for m in ctx.messages]
+    return ContextOut(session=session, format=format, messages=messages, summary=ctx.summary,
+                      summary_kind=ctx.summary_kind, system_prompt=system, turn_context=turn)
+
+
+async def _search(mem: Memory, session: str | None, q: str, match: str | None,
+                  time_range: str, limit: int | None, min_score: float | None,
+                  exclude_window: bool) -> SearchOut:
+    hits = await mem.search(session, q, match=match, time_range=time_range, limit=limit,
+                            exclude_window=exclude_window, min_score=min_score)
+    status: Literal["ok", "no_match", "indexing_pending"] = "ok"
+    if not hits:
+        semantic = mem.embedder is not None and match != "keyword"
+        pending = semantic and await mem.index_backlog(session) > 0
+        status = "indexing_pending" if pending else "no_match"
+    return SearchOut(hits=[hit_out(h) for h in hits], status=status)
+
+
+_SEARCH_DOC = """Hits oldest first, with their neighbours (``matched: false``). ``status`` is
+``no_match`` when nothing qualifies, ``indexing_pending`` when nothing did while messages still
+wait for their embeddings (ask again shortly)."""
+
+Q = Annotated[str, Query(description="What to look for (words, a phrase, any language).")]
+Match = Annotated[str | None, Query(description="keyword, semantic or hybrid (default: "
+                                                "hybrid with an embedder, else keyword).")]
+MinScore = Annotated[float | None, Query(description="Similarity floor of semantic hits.")]
+Exclude = Annotated[bool, Query(description="Leave out what the context window shows.")]
+
+
+@router.get("/sessions/{session}/search", response_model=SearchOut,
+            responses=errors(*AUTHED, *PROVIDER), summary="Search one session",
+            description=_SEARCH_DOC)
+async def search_session(session: str, q: Q, mem: Mem, match: Match = None,
+                         time_range: TimeRange = "all", limit: Limit = None,
+                         min_score: MinScore = None, exclude_window: Exclude = True) -> SearchOut:
+    return await _search(mem, session, q, match, time_range, limit, min_score, exclude_window)
+
+
+@router.get("/search", response_model=SearchOut, responses=errors(*AUTHED, *PROVIDER),
+            summary="Search every session of the tenant", description=_SEARCH_DOC)
+async def search_tenant(q: Q, mem: Mem, match: Match = None, time_range: TimeRange = "all",
+                        limit: Limit = None, min_score: MinScore = None,
+                        exclude_window: Exclude = True) -> SearchOut:
+    return await _search(mem, None, q, match, time_range, limit, min_score, exclude_window)
+
+
+@router.get("/messages/{message_id}", response_model=ReadOut,
+            responses=errors(*AUTHED, 404), summary="A message with its neighbours")
+async def read_message(message_id: MessageId, mem: Mem,
+                       before: Annotated[int | None, Query(description="Earlier neighbours "
+                                                                       "(0-50).")] = None,
+                       after: Annotated[int | None, Query(description="Later neighbours "
+                                                                      "(0-50).")] = None
+                       ) -> ReadOut:
+    run = await mem.read(message_id, before=before, after=after)
+    found: dict[str, Any] = {"message": None, "before": [], "after": []}
+    for m in run:
+        if m.id == message_id:
+            found["message"] = message_out(m)
+        else:
+            found["before" if m.id < message_id else "after"].append(message_out(m))
+    if found["message"] is None:  # pragma: no cover - read() raises NotFound first
+        raise NotFound(f"no message with id {message_id}")
+    return ReadOut(**found)
+
+
+@router.delete("/messages/{message_id}", status_code=204, response_class=Response,
+               responses=errors(*AUTHED, 404), summary="Forget one message everywhere")
+async def forget_message(message_id: MessageId, mem: Mem) -> Response:
+    """Remove the message from every stratum (a summary that absorbed it is kept)."""
+    if not await mem.forget(message_id):
+        raise NotFound(f"no message with id {message_id} in this tenant")
+    return Response(status_code=204)

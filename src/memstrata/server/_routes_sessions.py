@@ -1,0 +1,159 @@
+"""Routes of whole sessions: listing, stats, the summary, reset and removal, and moving a
+session in and out as JSONL. A session another tenant holds answers exactly as a missing one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Depends, Request
+from fastapi.responses import StreamingResponse
+
+from ..errors import InvalidInput, NotFound
+from ..memory import Memory
+from ._auth import memory_for
+from ._schemas import (
+    AUTHED,
+    BODY,
+    PROVIDER,
+    ImportOut,
+    RemovedOut,
+    ResetIn,
+    ResetOut,
+    SessionListOut,
+    StatsOut,
+    SummarizeOut,
+    SummaryOut,
+    TenantStatsOut,
+    errors,
+    json_errors,
+    session_out,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["sessions"])
+
+Mem = Annotated[Memory, Depends(memory_for)]
+NDJSON = "application/x-ndjson"
+
+
+class NDJSONResponse(StreamingResponse):
+    media_type = NDJSON
+
+
+@router.get("/sessions", response_model=SessionListOut, responses=errors(*AUTHED),
+            summary="The tenant's sessions, newest activity first")
+async def list_sessions(mem: Mem) -> SessionListOut:
+    return SessionListOut(sessions=[session_out(s) for s in await mem.sessions()])
+
+
+@router.get("/stats", response_model=TenantStatsOut, responses=errors(*AUTHED),
+            summary="How much the tenant holds")
+async def tenant_stats(mem: Mem) -> TenantStatsOut:
+    sessions = await mem.sessions()
+    return TenantStatsOut(tenant=mem.tenant, sessions=len(sessions),
+                          messages=sum(s.messages for s in sessions))
+
+
+@router.get("/sessions/{session}", response_model=StatsOut, responses=errors(*AUTHED, 404),
+            summary="Counts, hot tier, cursor and summary cost of one session")
+async def session_stats(session: str, mem: Mem) -> StatsOut:
+    stats = await mem.stats(session)
+    return StatsOut(session=stats.session, messages=stats.messages,
+                    hot_messages=stats.hot_messages, hot_bytes=stats.hot_bytes,
+                    cutoff=stats.cutoff, cursor=stats.cursor, index_backlog=stats.index_backlog,
+                    summary_kind=stats.summary_kind, summary_tokens_in=stats.summary_tokens_in,
+                    summary_tokens_out=stats.summary_tokens_out, last_error=stats.last_error,
+                    extra=stats.extra)
+
+
+@router.get("/sessions/{session}/summary", response_model=SummaryOut,
+            responses=errors(*AUTHED, 404), summary="The stored summary, as it is")
+async def get_summary(session: str, mem: Mem) -> SummaryOut:
+    summary = await mem.summary(session)
+    if summary is None:
+        await mem.stats(session)  # NotFound for a session that does not exist
+        return SummaryOut(summary=None, kind=None, cursor=None, tokens_in=0, tokens_out=0,
+                          created_at=None)
+    return SummaryOut(summary=summary.body, kind=summary.kind, cursor=summary.cursor,
+                      tokens_in=summary.tokens_in, tokens_out=summary.tokens_out,
+                      created_at=summary.created_at)
+
+
+@router.post("/sessions/{session}/summarize", response_model=SummarizeOut,
+             responses=errors(*AUTHED, 404, *PROVIDER), summary="Bring the summary up to date")
+async def summarize(session: str, mem: Mem) -> SummarizeOut:
+    """With a summary model every message after the cursor is merged (502 when the model
+    fails; chunks before the failure stay saved); without one, a digest."""
+    await mem.stats(session)
+    return SummarizeOut(summary=await mem.summarize(session))
+
+
+@router.post("/sessions/{session}/reset", response_model=ResetOut,
+             responses=errors(*AUTHED, 404, *BODY, *PROVIDER),
+             summary="Delete the messages (keeping the summary unless mode is all)")
+async def reset(session: str, mem: Mem,
+                body: Annotated[ResetIn | None, Body()] = None) -> ResetOut:
+    """``summary`` summarises everything first (a failure aborts, nothing is deleted) and
+    keeps the summary; ``all`` deletes the summary too."""
+    mode = body.mode if body is not None else "summary"
+    await mem.stats(session)
+    await mem.reset(session, mode=mode)
+    return ResetOut(reset=True)
+
+
+@router.delete("/sessions/{session}", response_model=RemovedOut,
+               responses=errors(*AUTHED, 404), summary="Delete a session from every stratum")
+async def remove(session: str, mem: Mem) -> RemovedOut:
+    if not await mem.remove(session):
+        raise NotFound(f"no session {session!r} in this tenant")
+    return RemovedOut(removed=True)
+
+
+@router.get("/sessions/{session}/export", response_class=NDJSONResponse,
+            responses={200: {"content": {NDJSON: {"schema": {"type": "string"}}},
+                             "description": "One JSON record a line: the messages, oldest "
+                                            "first, then the summary."},
+                       **json_errors(*AUTHED, 404)},
+            summary="The session as JSONL")
+async def export(session: str, mem: Mem) -> NDJSONResponse:
+    await mem.stats(session)  # 404 before the stream starts
+
+    async def lines() -> AsyncIterator[bytes]:
+        async for record in mem.export(session):
+            yield (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    return NDJSONResponse(lines())
+
+
+def _lines(data: bytes) -> Iterator[str]:
+    """The body's lines, decoded one by one so a bad byte is named by its line."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"line {number}", f"is not UTF-8 text (byte {exc.start + 1})"
+                               ) from exc
+
+
+_IMPORT_BODY = {"required": True, "content": {
+    NDJSON: {"schema": {"type": "string", "description": "JSONL as the export writes it, "
+                                                         "or a history array"}}}}
+
+
+@router.post("/sessions/{session}/import", response_model=ImportOut,
+             responses=errors(*AUTHED, *BODY), summary="Import JSONL (all or nothing)",
+             openapi_extra={"requestBody": _IMPORT_BODY})
+async def import_(session: str, request: Request, mem: Mem) -> ImportOut:
+    """Records as ``export`` writes them (or a ``[{role, content, sendAt, sender}]`` history
+    array); a bad record is named by its line and nothing is stored. Up to 64 MiB."""
+    chunks = [chunk async for chunk in request.stream()]
+    data = b"".join(chunks)
+    if data.lstrip()[:1] == b"[":
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput("history", f"is not UTF-8 text (byte {exc.start + 1})") from exc
+        return ImportOut(imported=await mem.import_history(session, text))
+    return ImportOut(imported=await mem.import_(session, _lines(data)))

@@ -1,0 +1,310 @@
+"""The JSON of the HTTP API: a pydantic model for every request and response body, the
+conversions from memstrata's values, and the error answers each kind of route declares (so
+``/openapi.json`` lists every status a route gives)."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..types import ErrorRecord, Hit, Message, SessionInfo
+
+__all__ = [
+    "AUTHED",
+    "BODY",
+    "MAX_ID",
+    "PROVIDER",
+    "BatchIn",
+    "ContextOut",
+    "ErrorBody",
+    "ErrorIn",
+    "ErrorListOut",
+    "ErrorRecordOut",
+    "HintOut",
+    "HitOut",
+    "ImportOut",
+    "MessageIn",
+    "MessageListOut",
+    "MessageOut",
+    "MessagePageOut",
+    "ReadOut",
+    "RemovedOut",
+    "ResetIn",
+    "ResetOut",
+    "SearchOut",
+    "SessionListOut",
+    "SessionOut",
+    "StatsOut",
+    "StatusOut",
+    "SummarizeOut",
+    "SummaryOut",
+    "TenantStatsOut",
+    "WireMessage",
+    "errors",
+    "hit_out",
+    "iso",
+    "json_errors",
+    "message_out",
+    "record_out",
+    "session_out",
+]
+
+MAX_ID = 2**63 - 1
+"""The largest message id (SQLite's integer)."""
+
+
+def iso(ns: int) -> str:
+    """UTC nanoseconds as ISO 8601 with microseconds and a ``Z``."""
+    seconds, rest = divmod(ns, 10**9)
+    moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=rest // 1000)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+# -- errors --------------------------------------------------------------------------------
+
+
+class ErrorDetail(BaseModel):
+    type: str = Field(description="snake_case kind: invalid_input, not_found, unauthorized, "
+                                  "too_large, provider_error, unavailable, …")
+    message: str
+    field: str | None = Field(description="The offending field or parameter, if one is.")
+
+
+class ErrorBody(BaseModel):
+    """Every error answer."""
+
+    error: ErrorDetail
+
+
+_DESCRIPTIONS = {401: "No valid API key", 404: "No such session, message or record in "
+                 "this tenant", 413: "The body or a field of it is too large",
+                 422: "Invalid input (the field is named)",
+                 502: "The model provider failed", 503: "Not ready, or shutting down"}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses=`` entry declaring these error answers."""
+    return {s: {"model": ErrorBody, "description": _DESCRIPTIONS[s]} for s in statuses}
+
+
+def json_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """``errors()`` for a route whose own answers are not JSON (FastAPI would give the
+    errors the route's media type): the body schema named by reference, as JSON."""
+    content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    return {s: {"description": _DESCRIPTIONS[s], "content": content} for s in statuses}
+
+
+AUTHED = (401, 422, 503)
+"""What every ``/v1`` route may answer: no key, invalid input, not ready."""
+BODY = (413,)
+PROVIDER = (502,)
+
+
+# -- messages ------------------------------------------------------------------------------
+
+
+class MessageOut(BaseModel):
+    id: int
+    session: str
+    role: Literal["user", "assistant"]
+    content: str
+    at: int = Field(description="UTC Unix time in nanoseconds.")
+    at_iso: str
+    sender: str | None
+    meta: dict[str, Any] | None
+
+
+def message_out(m: Message) -> MessageOut:
+    return MessageOut(id=m.id, session=m.session, role=m.role, content=m.content, at=m.at,
+                      at_iso=iso(m.at), sender=m.sender, meta=m.meta)
+
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: str = Field(description="user or assistant")
+    content: str | list[Any] = Field(description="Text, or content parts whose text parts "
+                                                 "are kept.")
+    sender: str | None = None
+    at: int | None = Field(None, description="UTC Unix time in nanoseconds (default: now).")
+    meta: dict[str, Any] | None = None
+    key: str | None = Field(None, description="Idempotency key: a message stored under it "
+                                              "before is returned instead of stored again.")
+
+
+class BatchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    items: list[MessageIn]
+
+
+class MessageListOut(BaseModel):
+    messages: list[MessageOut]
+
+
+class MessagePageOut(BaseModel):
+    messages: list[MessageOut] = Field(description="Newest first.")
+    next_before_id: int | None = Field(description="Pass as before_id for the next page; "
+                                                   "null on the last one.")
+
+
+class ReadOut(BaseModel):
+    message: MessageOut
+    before: list[MessageOut]
+    after: list[MessageOut]
+
+
+class WireMessage(BaseModel):
+    role: str
+    content: str
+
+
+class ContextOut(BaseModel):
+    session: str
+    format: Literal["plain", "openai", "anthropic"]
+    messages: list[MessageOut] | list[WireMessage] = Field(
+        description="plain: the window's messages; openai/anthropic: ready to send.")
+    summary: dict[str, Any] | None
+    summary_kind: str | None
+    system_prompt: str | None
+    turn_context: str | None
+
+
+class HitOut(BaseModel):
+    message: MessageOut
+    score: float
+    rank: int | None
+    source: Literal["archive", "recent", "semantic", "hybrid"]
+    matched: bool
+
+
+def hit_out(h: Hit) -> HitOut:
+    return HitOut(message=message_out(h.message), score=h.score, rank=h.rank, source=h.source,
+                  matched=h.matched)
+
+
+class SearchOut(BaseModel):
+    hits: list[HitOut]
+    status: Literal["ok", "no_match", "indexing_pending"]
+
+
+# -- sessions ------------------------------------------------------------------------------
+
+
+class SessionOut(BaseModel):
+    id: str
+    messages: int
+    first_at: int | None
+    last_at: int | None
+    has_summary: bool
+
+
+def session_out(s: SessionInfo) -> SessionOut:
+    return SessionOut(**dataclasses.asdict(s))
+
+
+class SessionListOut(BaseModel):
+    sessions: list[SessionOut]
+
+
+class StatsOut(BaseModel):
+    session: str
+    messages: int
+    hot_messages: int
+    hot_bytes: int
+    cutoff: int
+    cursor: int | None
+    index_backlog: int
+    summary_kind: str | None
+    summary_tokens_in: int
+    summary_tokens_out: int
+    last_error: str | None
+    extra: dict[str, Any]
+
+
+class TenantStatsOut(BaseModel):
+    tenant: str
+    sessions: int
+    messages: int
+
+
+class SummaryOut(BaseModel):
+    summary: dict[str, Any] | None
+    kind: str | None
+    cursor: int | None
+    tokens_in: int
+    tokens_out: int
+    created_at: int | None
+
+
+class SummarizeOut(BaseModel):
+    summary: dict[str, Any] | None
+
+
+class ResetIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    mode: str = Field("summary", description="summary (keep the summary) or all")
+
+
+class ResetOut(BaseModel):
+    reset: bool
+
+
+class RemovedOut(BaseModel):
+    removed: bool
+
+
+class ImportOut(BaseModel):
+    imported: int
+
+
+class StatusOut(BaseModel):
+    status: str
+
+
+# -- error memory --------------------------------------------------------------------------
+
+
+class ErrorIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tool_name: str
+    keywords: list[str] = Field(default_factory=list)
+    symptom: str
+    cause: str | None = None
+    action: str
+    outcome: str = Field("resolved", description="resolved, failed or abandoned")
+
+
+class ErrorRecordOut(BaseModel):
+    id: str
+    tool_name: str
+    keywords: list[str]
+    symptom: str
+    cause: str | None
+    action: str
+    outcome: str
+    created_at: int
+    expires_at: int
+    hits: int
+    created_at_iso: str
+    expires_at_iso: str
+
+
+def record_out(r: ErrorRecord) -> ErrorRecordOut:
+    return ErrorRecordOut(id=r.id, tool_name=r.tool_name, keywords=list(r.keywords),
+                          symptom=r.symptom, cause=r.cause, action=r.action, outcome=r.outcome,
+                          created_at=r.created_at, expires_at=r.expires_at, hits=r.hits,
+                          created_at_iso=iso(r.created_at), expires_at_iso=iso(r.expires_at))
+
+
+class ErrorListOut(BaseModel):
+    errors: list[ErrorRecordOut]
+
+
+class HintOut(BaseModel):
+    hint: str | None

@@ -1,0 +1,61 @@
+"""API keys on SQLite: the id, tenant and name of each key and the hash of its secret.
+
+The secret itself is never stored; the server hashes what a client presents and compares the
+hashes in constant time. Every operation is one function on the store's :class:`Connection`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from ...errors import InvalidInput
+from ...types import ApiKey
+from . import _keys_sql as sql
+from ._connection import Connection
+
+__all__ = ["SQLiteKeys"]
+
+
+def _row_key(row: Sequence[Any]) -> ApiKey:
+    # Column order of _keys_sql.KEY_COLUMNS.
+    return ApiKey(id=row[0], tenant=row[1], name=row[2], created_at=row[3], revoked_at=row[4])
+
+
+class SQLiteKeys:
+    """The API-key side of a SQLite store (on the store's connection)."""
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+
+    async def insert(self, key: ApiKey, *, secret_hash: bytes) -> None:
+        params = {"id": key.id, "tenant": key.tenant, "name": key.name,
+                  "secret_hash": secret_hash, "created_at": key.created_at}
+
+        def body(c: sqlite3.Connection) -> None:
+            try:
+                c.execute(sql.INSERT_KEY, params)
+            except sqlite3.IntegrityError as exc:
+                raise InvalidInput("id", f"a key with id {key.id!r} already exists") from exc
+        await self._db.write(body)
+
+    async def get(self, key_id: str) -> tuple[ApiKey, bytes] | None:
+        row = await self._db.read(lambda c: c.execute(sql.SELECT_KEY, (key_id,)).fetchone())
+        if row is None:
+            return None
+        return _row_key(row), bytes(row[5])
+
+    async def all(self, tenant: str | None = None) -> builtins.list[ApiKey]:
+        rows = await self._db.read(lambda c: c.execute(sql.SELECT_KEYS,
+                                                       {"tenant": tenant}).fetchall())
+        return [_row_key(r) for r in rows]
+
+    async def revoke(self, key_id: str, *, now: int) -> ApiKey | None:
+        row = await self._db.write(lambda c: c.execute(sql.REVOKE_KEY, (now, key_id)).fetchone())
+        return _row_key(row) if row is not None else None
+
+    async def count_active(self) -> int:
+        row = await self._db.read(lambda c: c.execute(sql.COUNT_ACTIVE_KEYS).fetchone())
+        return int(row[0])

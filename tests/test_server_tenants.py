@@ -1,0 +1,203 @@
+"""Tenant isolation over every route: with its own key, a tenant never reads, changes or
+even learns of another tenant's sessions, messages or error records. Everything of the other
+tenant answers exactly as something that does not exist."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from server_helpers import auth, make_key, running_server
+
+from memstrata import Memory, Settings
+from memstrata.errors import Closed
+from memstrata.providers import HashEmbedder
+from memstrata.server import Tenants
+
+
+@dataclass
+class World:
+    url: str
+    db: str
+    alice: httpx.Client
+    bob: httpx.Client
+    message_ids: list[int]
+    record_id: str
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    db = str(tmp_path_factory.mktemp("tenants") / "memory.db")
+    keys = make_key(db, "alice"), make_key(db, "bob")
+    settings = Settings(window_messages=2, summary_cron=None)
+    with running_server(db, settings=settings) as url, \
+            httpx.Client(base_url=url, headers=auth(keys[0])) as alice, \
+            httpx.Client(base_url=url, headers=auth(keys[1])) as bob:
+        ids = []
+        for i, text in enumerate(["alice's secret plan: the lighthouse",
+                                  "the lighthouse keeper agreed", "pack the lanterns"]):
+            r = alice.post("/v1/sessions/shared-name/messages",
+                           json={"role": "user" if i % 2 == 0 else "assistant", "content": text})
+            ids.append(r.json()["id"])
+        alice.post("/v1/sessions/shared-name/summarize").raise_for_status()
+        record = alice.post("/v1/errors", json={
+            "tool_name": "lighthouse_api", "keywords": ["lamp"], "symptom": "lamp timeout",
+            "action": "restart the lamp"}).json()
+        yield World(url=url, db=db, alice=alice, bob=bob, message_ids=ids,
+                    record_id=record["id"])
+
+
+def _same_as_missing(theirs: httpx.Response, missing: httpx.Response, *names: str) -> None:
+    """The two answers are the same, once the id asked for is written the same way."""
+    assert theirs.status_code == missing.status_code, (theirs.text, missing.text)
+
+    def normal(text: str) -> str:
+        for name in sorted(names, key=len, reverse=True):
+            text = text.replace(name, "ID")
+        return re.sub(r"\d+", "N", text)  # ids, times and sizes
+    assert normal(theirs.text) == normal(missing.text)
+
+
+MISSING_ID = 987_654_321
+MISSING_SESSION = "never-was"
+MISSING_RECORD = "abcdef0123456789abcdef0123456789"
+
+
+def test_another_tenants_message_ids_are_missing(world: World) -> None:
+    bob = world.bob
+    for mid in world.message_ids:
+        for method in ("GET", "DELETE"):
+            theirs = bob.request(method, f"/v1/messages/{mid}")
+            missing = bob.request(method, f"/v1/messages/{MISSING_ID}")
+            assert theirs.status_code == 404
+            _same_as_missing(theirs, missing, str(mid), str(MISSING_ID))
+    # Bob's delete removed nothing: Alice still reads every message.
+    for mid in world.message_ids:
+        assert world.alice.get(f"/v1/messages/{mid}").status_code == 200
+
+
+SESSION_ROUTES = [
+    ("GET", "/v1/sessions/{s}", None),
+    ("GET", "/v1/sessions/{s}/summary", None),
+    ("POST", "/v1/sessions/{s}/summarize", None),
+    ("GET", "/v1/sessions/{s}/export", None),
+    ("GET", "/v1/sessions/{s}/messages", None),
+    ("GET", "/v1/sessions/{s}/context", None),
+    ("GET", "/v1/sessions/{s}/search?q=lighthouse&match=keyword&exclude_window=false", None),
+    ("POST", "/v1/sessions/{s}/reset", {"mode": "all"}),
+    ("DELETE", "/v1/sessions/{s}", None),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), SESSION_ROUTES,
+                         ids=[f"{m} {p}" for m, p, _ in SESSION_ROUTES])
+def test_another_tenants_session_is_missing(world: World, method: str, path: str,
+                                            body: object) -> None:
+    theirs = world.bob.request(method, path.format(s="shared-name"), json=body)
+    missing = world.bob.request(method, path.format(s=MISSING_SESSION), json=body)
+    _same_as_missing(theirs, missing, "shared-name", MISSING_SESSION)
+    assert "lighthouse" not in theirs.text
+    # And Alice's session is untouched.
+    stats = world.alice.get("/v1/sessions/shared-name").json()
+    assert stats["messages"] == 3 and stats["summary_kind"] == "digest"
+
+
+def test_another_tenants_error_records_are_missing(world: World) -> None:
+    bob, rid = world.bob, world.record_id
+    for method in ("GET", "DELETE"):
+        for ident in (rid, rid[:8]):
+            theirs = bob.request(method, f"/v1/errors/{ident}")
+            missing = bob.request(method, f"/v1/errors/{MISSING_RECORD[:len(ident)]}")
+            assert theirs.status_code == 404
+            _same_as_missing(theirs, missing, ident, MISSING_RECORD[:len(ident)])
+    assert world.alice.get(f"/v1/errors/{rid}").status_code == 200
+
+
+def test_lists_and_searches_show_only_the_callers_data(world: World) -> None:
+    bob = world.bob
+    assert bob.get("/v1/sessions").json() == {"sessions": []}
+    assert bob.get("/v1/stats").json() == {"tenant": "bob", "sessions": 0, "messages": 0}
+    for match in ("keyword", "semantic", "hybrid"):
+        found = bob.get("/v1/search", params={"q": "lighthouse lantern", "match": match,
+                                               "min_score": -1}).json()
+        assert found["hits"] == [], match
+    assert bob.get("/v1/errors").json() == {"errors": []}
+    assert bob.get("/v1/errors/search", params={"q": "lamp timeout"}).json() == {"errors": []}
+    assert bob.get("/v1/errors/hint", params={"tool": "lighthouse_api",
+                                              "error": "lamp timeout"}).json() == {"hint": None}
+    # Alice, asking the same, finds her own.
+    assert [s["id"] for s in world.alice.get("/v1/sessions").json()["sessions"]] == [
+        "shared-name"]
+    assert world.alice.get("/v1/errors").json()["errors"][0]["id"] == world.record_id
+
+
+def test_the_same_session_name_is_two_sessions(world: World) -> None:
+    r = world.bob.post("/v1/sessions/shared-name/messages",
+                       json={"role": "user", "content": "bob was here"})
+    assert r.status_code == 201
+    try:
+        bobs = world.bob.get("/v1/sessions/shared-name/messages").json()["messages"]
+        assert [m["content"] for m in bobs] == ["bob was here"]
+        alices = world.alice.get("/v1/sessions/shared-name/messages").json()["messages"]
+        assert "bob was here" not in [m["content"] for m in alices] and len(alices) == 3
+    finally:
+        world.bob.delete("/v1/sessions/shared-name")
+
+
+async def test_what_the_service_stored_is_in_each_tenants_memory(world: World) -> None:
+    async with Memory.open(world.db, tenant="bob", background=False,
+                           settings=Settings(embedder=None)) as bob:
+        assert await bob.sessions() == []
+        assert await bob.message(world.message_ids[0]) is None
+    async with Memory.open(world.db, tenant="alice", background=False,
+                           settings=Settings(embedder=None)) as alice:
+        assert [s.id for s in await alice.sessions()] == ["shared-name"]
+
+
+async def test_tenants_share_one_store_and_one_set_of_models(tmp_path: Path) -> None:
+    embedder = HashEmbedder(32)
+    tenants = await Tenants.open(str(tmp_path / "t.db"), settings=Settings(summary_cron=None),
+                                 embedder=embedder, llm=None, decision_llm=None,
+                                 background=False)
+    try:
+        a, b = tenants.get("a"), tenants.get("b")
+        assert tenants.get("a") is a and a is not b
+        assert a.embedder is embedder and b.embedder is embedder
+        await a.add("s", "user", "for a only")
+        await b.close()  # a tenant's Memory never closes the shared store
+        assert [m.content for m in await a.recent("s")] == ["for a only"]
+        assert await tenants.get("c").sessions() == []
+        assert tenants.tenants == ["a", "b", "c"]
+    finally:
+        await tenants.close()
+    assert not tenants.ready
+    with pytest.raises(Closed):
+        tenants.get("a")
+    with pytest.raises(Closed):
+        await a.recent("s")
+
+
+def test_background_indexing_serves_every_tenant(tmp_path: Path) -> None:
+    db = str(tmp_path / "bg.db")
+    keys = {t: make_key(db, t) for t in ("a", "b")}
+    with running_server(db) as url:
+        for tenant, key in keys.items():
+            r = httpx.post(f"{url}/v1/sessions/s/messages", headers=auth(key),
+                           json={"role": "user", "content": f"the {tenant} lighthouse"})
+            assert r.status_code == 201
+        for tenant, key in keys.items():
+            deadline = time.monotonic() + 30
+            while httpx.get(f"{url}/v1/sessions/s", headers=auth(key)).json()[
+                    "index_backlog"] > 0:
+                assert time.monotonic() < deadline, f"tenant {tenant} was never indexed"
+                time.sleep(0.05)
+            found = httpx.get(f"{url}/v1/sessions/s/search", headers=auth(key), params={
+                "q": "lighthouse", "match": "semantic", "exclude_window": "false"}).json()
+            assert found["status"] == "ok"
+            assert [h["message"]["content"] for h in found["hits"]] == [
+                f"the {tenant} lighthouse"]
