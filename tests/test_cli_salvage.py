@@ -395,3 +395,19 @@ def test_check_leaves_no_trace_and_needs_the_file(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="no database file"):
         asyncio.run(check_file(str(tmp_path / "none.db")))
     assert os.listdir(tmp_path) == []
+
+
+def test_api_keys_come_along(healthy: Original, tmp_path: Path) -> None:
+    """A salvaged service keeps its keys: the same keys work, a revoked one stays revoked."""
+    source = tmp_path / "service.db"
+    source.write_bytes(healthy.path.read_bytes())
+    kept = ok(cli(source, "keys", "create", "--tenant", "acme")).stdout.strip()
+    gone = json.loads(ok(cli(source, "--json", "keys", "create", "--tenant", "acme")).stdout)
+    ok(cli(source, "keys", "revoke", gone["id"]))
+    dest = tmp_path / "rescued.db"
+    report = run_salvage(source, dest)
+    assert report["api_keys"] == 2
+    listed = {k["id"]: k for k in as_json(cli(dest, "--json", "keys", "list"))}
+    assert set(listed) == {kept.split("_")[1], gone["id"]}
+    assert listed[gone["id"]]["revoked_at"] is not None
+    assert listed[kept.split("_")[1]]["revoked_at"] is None

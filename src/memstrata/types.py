@@ -320,3 +320,5 @@ class SalvageReport:
     """Embeddings copied for hot messages."""
     queued: int
     """Hot messages without an embedding, queued for the indexer."""
+    api_keys: int = 0
+    """API keys of the service copied (hashed, as stored; revoked ones stay revoked)."""

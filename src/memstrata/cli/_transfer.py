@@ -177,6 +177,7 @@ def _print_salvage(console: Console, r: SalvageReport) -> None:
     console.print(f"  {'sessions:':15}{r.sessions:,}")
     console.print(f"  {'embeddings:':15}{r.vectors:,} copied; {r.queued:,} hot messages queued "
                   "for indexing")
+    console.print(f"  {'API keys:':15}{r.api_keys:,} copied")
     if r.damage:
         console.print(f"damage found in {r.source}:", soft_wrap=True)
         for problem in r.damage:

@@ -39,8 +39,8 @@ Mem = Annotated[Memory, Depends(memory_for)]
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="A message id.")]
 Limit = Annotated[int | None, Query(description="How many (default and maximum: the "
                                                 "server's search settings).")]
-TimeRange = Annotated[str, Query(description="all, or a span such as 24h, 7d, 2w, or a "
-                                             "date range.")]
+TimeRange = Annotated[str, Query(description="How far back: 1d, 7d, 1m (30 days), 1y or "
+                                             "all.")]
 
 
 def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:

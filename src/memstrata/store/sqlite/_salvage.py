@@ -255,6 +255,9 @@ def _copy(src: sqlite3.Connection | None, tables: set[str] | None, source: str, 
                                            summaries)
     summary_copied += summaries_from_pages
 
+    api_keys = _copy_api_keys(src) if has("api_keys") else []
+    for row in api_keys:
+        out.execute(sql.WRITE_API_KEY, row)
     out.execute(sql.REBUILD_MESSAGE_INDEX)
     for statement in sql.ADD_MISSING_SESSIONS:
         out.execute(statement)
@@ -272,7 +275,8 @@ def _copy(src: sqlite3.Connection | None, tables: set[str] | None, source: str, 
         damage=tuple(damage), messages=messages.report(), error_records=errors.report(),
         summaries=Salvaged(copied=summary_copied, unreadable=summary_lost,
                            exact=summaries.complete, from_pages=summaries_from_pages),
-        sessions=counts["sessions"], vectors=counts["vectors"], queued=counts["queued"])
+        sessions=counts["sessions"], vectors=counts["vectors"], queued=counts["queued"],
+        api_keys=len(api_keys))
 
 
 def _rowid_table(src: sqlite3.Connection | None, out: sqlite3.Connection, read_range: str,
@@ -294,6 +298,16 @@ def _rowid_table(src: sqlite3.Connection | None, out: sqlite3.Connection, read_r
         if keys is not None:
             keys.update((r[1], r[2]) for r in good)
     return table
+
+
+def _copy_api_keys(src: sqlite3.Connection | None) -> list[Row]:
+    """The service's API keys, when their table reads whole (a key half-read is no key)."""
+    if src is None:
+        return []
+    try:
+        return [tuple(r) for r in src.execute(sql.READ_API_KEYS)]
+    except sqlite3.DatabaseError:
+        return []
 
 
 def _from_pages(source: str, out: sqlite3.Connection, messages: _Table, errors: _Table,

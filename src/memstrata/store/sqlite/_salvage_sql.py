@@ -72,6 +72,11 @@ READ_SUMMARY = f"SELECT {SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND se
 WRITE_SUMMARY = f"""
 INSERT OR IGNORE INTO summaries ({SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"""
 
+# -- API keys (a small table: read whole, or not at all when its pages are damaged) ---------
+API_KEY_COLUMNS = "id, tenant, name, secret_hash, created_at, revoked_at"
+READ_API_KEYS = f"SELECT {API_KEY_COLUMNS} FROM api_keys ORDER BY id"
+WRITE_API_KEY = f"INSERT OR IGNORE INTO api_keys ({API_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+
 # -- rebuilding what derives from the copied rows --------------------------------------------
 ADD_MISSING_SESSIONS = (
     """INSERT OR IGNORE INTO sessions (tenant, id, active_at, vector_version)
