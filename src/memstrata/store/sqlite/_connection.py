@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 import aiosqlite
 
@@ -87,16 +87,14 @@ class Connection:
         back when it raises."""
         return await self._call(_Transaction(fn, write=True))
 
-    async def read_small(self, statement: str, params: Sequence[Any]) -> list[Any]:
-        """The rows of one statement that does a few indexed lookups, run on the event loop
-        through the read-only connection: cheaper than the hop to the writer's thread (a WAL
-        reader never waits for a lock), and one statement reads one snapshot, so no
-        BEGIN/COMMIT is needed. In-memory databases go through :meth:`read`."""
-        reader = self._reader
-        if reader is None:
-            return await self.read(lambda c: c.execute(statement, params).fetchall())
+    async def read_small(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Like :meth:`read`, but for a few indexed lookups: run on the event loop through
+        the read-only connection, which is cheaper than the hop to the writer's thread (a WAL
+        reader never waits for a lock). In-memory databases go through :meth:`read`."""
+        if self._reader is None:
+            return await self.read(fn)
         try:
-            return reader.execute(statement, params).fetchall()
+            return _Transaction(fn, write=False)(self._reader)
         except sqlite3.Error as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
 

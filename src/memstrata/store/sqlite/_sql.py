@@ -59,15 +59,6 @@ SELECT_RECENT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ?
 ORDER BY id DESC LIMIT ?"""
 
-# What context() needs in one statement (so one snapshot, with no BEGIN/COMMIT): the newest
-# messages (part 0) and the summary (part 1), whose seven columns line up with a message's.
-SELECT_WINDOW_AND_SUMMARY = f"""
-SELECT 0, * FROM (SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ?1 AND session = ?2
-                  ORDER BY id DESC LIMIT ?3)
-UNION ALL
-SELECT 1, session, kind, body, cursor, created_at, tokens_in, tokens_out
-FROM summaries WHERE tenant = ?1 AND session = ?2"""
-
 SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND id = ?"
 
 SELECT_KEYS = """
