@@ -267,7 +267,7 @@ async def test_open_forms_and_close(tmp_path: Path) -> None:
         assert len((await again.context("s")).messages) == 1
         assert await again.check() == []
     with pytest.raises(InvalidInput):
-        Memory.open("postgresql://x/y")
+        Memory.open("mysql://x/y")  # postgresql:// is a backend; this scheme is not
     with pytest.raises(InvalidInput):
         Memory.open(":memory:", tenant="bad tenant")
 

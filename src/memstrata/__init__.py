@@ -5,6 +5,7 @@ semantic recall over recent messages, and a cross-session memory of tool errors.
 """
 
 from ._context import Context
+from ._sync import SyncErrors, SyncMemory, SyncTools
 from .config import Settings
 from .errormem import ErrorMemory
 from .errors import (
@@ -41,6 +42,9 @@ __all__ = [
     "Settings",
     "StoreError",
     "Summary",
+    "SyncErrors",
+    "SyncMemory",
+    "SyncTools",
     "Tools",
     "__version__",
 ]

@@ -94,7 +94,8 @@ class Memory:
              embedder: Embedder | Unset | None = UNSET,
              llm: LLM | Unset | None = UNSET, decision_llm: LLM | Unset | None = UNSET,
              clock: Clock | None = None) -> Opening[Memory]:
-        """Open (creating if needed) a memory database: a path, ``sqlite:///…`` or ``:memory:``.
+        """Open (creating if needed) a memory database: a path, ``sqlite:///…``, ``:memory:``
+        or ``postgresql://…`` (with the ``postgres`` extra).
 
         ``embedder``, ``llm`` and ``decision_llm`` override ``settings.embedder``,
         ``summary_model`` and ``decision_model`` (``None``: none). The local model loads

@@ -1,8 +1,10 @@
 """The storage seam and its backends. All SQL of memstrata lives in this package.
 
 :func:`open_store` picks the backend from the target: a file path, ``sqlite:///path``, or
-``:memory:`` open the SQLite backend. :func:`check_file` and :func:`salvage` read a database
-file without opening it as a store, to name what is damaged and copy out what can be read.
+``:memory:`` open the SQLite backend; ``postgresql://…`` (or ``postgres://…``) the PostgreSQL
+backend, imported only then (it needs the ``postgres`` extra). :func:`check_file` and
+:func:`salvage` read a SQLite database file without opening it as a store, to name what is
+damaged and copy out what can be read.
 """
 
 from ._open import check_file, check_target, open_store, salvage

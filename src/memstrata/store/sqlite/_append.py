@@ -11,6 +11,7 @@ from typing import Any
 
 from ..._compaction import CompactionPolicy, HotRow, decide, is_due
 from ...types import Draft, Message
+from .._batch import plan_keyed
 from . import _sql as sql
 from ._functions import fts_body, scope_tokens
 from ._rows import row_message
@@ -76,21 +77,9 @@ def _insert_keyed_batch(c: sqlite3.Connection, tenant: str, session: str,
     keys = [d.key for d in drafts if d.key is not None]
     stored = {str(r[7]): row_message(r[:7]) for r in
               c.execute(sql.SELECT_BY_KEYS, (tenant, session, json.dumps(keys)))}
-    fresh: list[Draft] = []
-    slots: list[Message | int] = []  # a stored message, or a position in ``fresh``
-    first_of: dict[str, int] = {}
-    for d in drafts:
-        if d.key is not None and d.key in stored:
-            slots.append(stored[d.key])
-        elif d.key is not None and d.key in first_of:
-            slots.append(first_of[d.key])
-        else:
-            if d.key is not None:
-                first_of[d.key] = len(fresh)
-            slots.append(len(fresh))
-            fresh.append(d)
-    new = _insert_all(c, tenant, session, fresh, index) if fresh else []
-    return [s if isinstance(s, Message) else new[s] for s in slots], fresh
+    plan = plan_keyed(drafts, stored)
+    new = _insert_all(c, tenant, session, plan.fresh, index) if plan.fresh else []
+    return plan.answers(new), plan.fresh
 
 
 def finish(c: sqlite3.Connection, tenant: str, session: str, fresh: Sequence[Draft], now: int,

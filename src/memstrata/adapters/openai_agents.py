@@ -1,0 +1,175 @@
+"""memstrata as a session of the OpenAI Agents SDK: ``MemstrataSession``.
+
+This module owns the mapping from the SDK's input items (messages, function calls and their
+outputs, reasoning, hosted tool calls) to memstrata messages and back. Each item is stored
+exactly (its JSON, in the messages' ``meta``; split over several messages when it is large)
+beside its readable text (the messages' ``content``), so the conversation an agent had is
+searchable, summarised and shown in context windows like any memstrata conversation, while
+the SDK gets every item back unchanged.
+
+Install with ``pip install 'memstrata[openai-agents]'``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, cast
+
+from agents import TResponseInputItem
+from agents.memory import SessionSettings
+from agents.memory.session_settings import coerce_session_settings
+
+from .._ingest import check_session
+from .._sync import SyncMemory
+from ..config import Settings
+from ..errors import Closed
+from ..memory import Memory
+from ._bridge import History, history, newest, settled
+from ._records import Stored, encode
+
+__all__ = ["MemstrataSession"]
+
+_TAG = "openai_agents"
+# Roles that speak for the user's side; everything else (assistant output, tool calls and
+# results, reasoning) is the assistant's side of the conversation.
+_USER_SIDE = frozenset({"user", "system", "developer"})
+
+
+class MemstrataSession:
+    """A session of the OpenAI Agents SDK stored in memstrata.
+
+    Built like ``SQLiteSession(session_id, db_path)``: nothing is opened until the first
+    call, when ``db`` (a path, ``sqlite:///…`` or ``":memory:"``) is opened as a
+    ``memstrata.SyncMemory`` of the session's own (with ``settings`` and ``tenant``), so the
+    session works from any event loop. Pass ``memory=`` to share a ``Memory`` (used on the
+    loop that opened it) or a ``SyncMemory`` you opened; ``close()`` then leaves it open.
+    ``session_id`` must be a memstrata session id (1-128 of ``A-Z a-z 0-9 . _ : @ -``).
+    """
+
+    def __init__(self, session_id: str, db: str = ":memory:", *,
+                 memory: Memory | SyncMemory | None = None,
+                 session_settings: SessionSettings | dict[str, Any] | None = None,
+                 settings: Settings | None = None, tenant: str = "default") -> None:
+        self.session_id = check_session(session_id, "session_id")
+        self.session_settings: SessionSettings | None = (
+            coerce_session_settings(session_settings) if session_settings is not None
+            else SessionSettings())
+        self._source, self._memory = history(str(db), memory, settings, tenant)
+        self._closed = False
+
+    def _live(self) -> History:
+        if self._closed:
+            raise Closed(f"MemstrataSession {self.session_id!r} is closed")
+        return self._memory
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """The session's items, oldest first; with ``limit`` (else
+        ``session_settings.limit``), the latest ``limit`` of them."""
+        memory = self._live()
+        if limit is None and self.session_settings is not None:
+            limit = self.session_settings.limit
+        if limit is not None and limit == 0:
+            return []
+        want = limit if limit is not None and limit > 0 else None
+        return [_item(r) for r in await newest(memory, self.session_id, _TAG, want)]
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        """Append items, all of them or (on an error) none."""
+        memory = self._live()
+        if not items:
+            return
+        max_chars = memory.settings.max_content_chars
+        rows: list[dict[str, Any]] = []
+        for item in items:
+            rows.extend(_encode(item, max_chars))
+        await settled(memory.add_many(self.session_id, rows))
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        """Remove the most recent item and return it (``None`` when the session is empty).
+
+        The item's first message is forgotten first: that is the claim, so of two callers
+        popping at once each gets a different item; a record missing its first message is
+        no longer read, and its other parts go next.
+        """
+        return await settled(self._pop(self._live()))
+
+    async def _pop(self, memory: History) -> TResponseInputItem | None:
+        while True:
+            latest = await newest(memory, self.session_id, _TAG, 1)
+            if not latest:
+                return None
+            record = latest[0]
+            if not await memory.forget(record.id):
+                continue  # another caller popped it first
+            for rest in record.ids[1:]:
+                await memory.forget(rest)
+            return _item(record)
+
+    async def clear_session(self) -> None:
+        """Remove every item (the memstrata session is removed from every stratum)."""
+        await settled(self._live().remove(self.session_id))
+
+    def close(self) -> None:
+        """Close the memory this session opened (a shared ``memory=`` stays open); later
+        calls raise ``memstrata.Closed``."""
+        self._closed = True
+        self._source.close()
+
+
+def _encode(item: TResponseInputItem, max_chars: int) -> list[dict[str, Any]]:
+    """One item as ``add_many`` rows: its text for people and search, its JSON exactly."""
+    raw = cast(Mapping[str, Any], item)
+    kind = raw.get("type") or "message"
+    role = raw.get("role")
+    side = "user" if role in _USER_SIDE else "assistant"
+    sender = None if kind == "message" and role in ("user", "assistant") else \
+        str(role if kind == "message" else kind)[:256]
+    return encode(dict(raw), text_of(raw), role=side, tag=_TAG, max_chars=max_chars,
+                  sender=sender)
+
+
+def _item(record: Stored) -> TResponseInputItem:
+    """An item back from its record; a message another writer stored becomes an easy input
+    message with its role and text."""
+    if record.value is None:
+        return cast(TResponseInputItem, {"role": record.message.role,
+                                         "content": record.message.content})
+    return cast(TResponseInputItem, record.value)
+
+
+def text_of(item: Mapping[str, Any]) -> str:
+    """The readable text of an item: what memstrata indexes and shows for it."""
+    kind = item.get("type") or "message"
+    if kind == "message" or "role" in item:
+        return _content_text(item.get("content")) or f"[{item.get('role', 'message')}]"
+    if kind == "function_call":
+        return f"{item.get('name', '?')}({item.get('arguments', '')})"
+    if kind == "function_call_output":
+        return _content_text(item.get("output")) or "[empty tool output]"
+    if kind == "reasoning":
+        return _content_text(item.get("summary")) or "[reasoning]"
+    return _content_text(item) or f"[{kind}]"
+
+
+def _content_text(content: Any) -> str:
+    """Text of message content: a string, or the text of its parts (placeholders for
+    images and files, whose bytes stay in the stored JSON only)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(t for t in (_content_text(part) for part in content) if t)
+    if isinstance(content, Mapping):
+        for key in ("text", "refusal", "output", "arguments", "query", "code"):
+            value = content.get(key)
+            if isinstance(value, str) and value:
+                return value
+        part = content.get("type")
+        if part in ("input_image", "image"):
+            return "[image]"
+        if part in ("input_file", "file"):
+            return f"[file {content.get('filename') or ''}]".replace(" ]", "]")
+        return ""
+    return json.dumps(content, ensure_ascii=False)

@@ -1,0 +1,45 @@
+"""Idempotency keys within one batch, the same for every backend (pure: no SQL).
+
+A batch may repeat a key, and some of its keys may be stored already: each draft is answered
+by the stored message, by the first draft of the batch with its key, or by itself as new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..types import Draft, Message
+
+__all__ = ["Plan", "plan_keyed"]
+
+
+class Plan:
+    """The drafts to insert (``fresh``) and, per draft of the batch, its answer: a stored
+    message or a position in ``fresh``."""
+
+    def __init__(self, fresh: list[Draft], slots: list[Message | int]) -> None:
+        self.fresh = fresh
+        self._slots = slots
+
+    def answers(self, inserted: Sequence[Message]) -> list[Message]:
+        """The message for each draft of the batch, given the inserted ``fresh`` ones."""
+        return [s if isinstance(s, Message) else inserted[s] for s in self._slots]
+
+
+def plan_keyed(drafts: Sequence[Draft], stored: Mapping[str, Message]) -> Plan:
+    """What to insert for ``drafts`` when ``stored`` maps the keys already in the store to
+    their messages; a key repeated within the batch is inserted once."""
+    fresh: list[Draft] = []
+    slots: list[Message | int] = []
+    first_of: dict[str, int] = {}
+    for d in drafts:
+        if d.key is not None and d.key in stored:
+            slots.append(stored[d.key])
+        elif d.key is not None and d.key in first_of:
+            slots.append(first_of[d.key])
+        else:
+            if d.key is not None:
+                first_of[d.key] = len(fresh)
+            slots.append(len(fresh))
+            fresh.append(d)
+    return Plan(fresh, slots)

@@ -1,0 +1,112 @@
+"""Appending messages inside the caller's transaction: the session's row (locked first, so
+appends to one session commit in id order), the rows with their ``tsvector``, the indexer's
+queue, the session counters, and the compaction that may follow."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..._compaction import CompactionPolicy, HotRow, decide, is_due
+from ...types import Draft, Message
+from .._batch import plan_keyed
+from . import _sql as sql
+from . import _vectors_sql as vsql
+from ._connection import Conn
+from ._rows import row_message
+from ._text import indexed_text, refuse_nul
+
+__all__ = ["append"]
+
+
+async def append(c: Conn, tenant: str, session: str, drafts: Sequence[Draft], now: int,
+                 policy: CompactionPolicy, index: bool) -> list[Message]:
+    """The messages for ``drafts`` (stored ones for repeated idempotency keys), counted in
+    the session and compacted: one part of a write transaction."""
+    if not drafts:
+        return []
+    for d in drafts:
+        refuse_nul(d.content, "content")
+        refuse_nul(d.sender, "sender")
+        refuse_nul(d.key, "key")
+    await c.execute(sql.LOCK_SESSION, {"tenant": tenant, "session": session, "now": now,
+                                       "key": sql.APPEND_LOCK_KEY})
+    out, fresh = await _insert(c, tenant, session, drafts, index)
+    if fresh:
+        await _count(c, tenant, session, fresh, now, policy)
+    return out
+
+
+async def _insert(c: Conn, tenant: str, session: str, drafts: Sequence[Draft],
+                  index: bool) -> tuple[list[Message], list[Draft]]:
+    """Look the batch's keys up once, insert the new drafts (a key repeated within the batch
+    once) in one pipelined ``executemany``, and queue them when asked."""
+    keys = [d.key for d in drafts if d.key is not None]
+    stored: dict[str, Message] = {}
+    if keys:
+        cur = await c.execute(sql.SELECT_BY_KEYS, (tenant, session, keys))
+        stored = {str(r[7]): row_message(r) for r in await cur.fetchall()}
+    plan = plan_keyed(drafts, stored)
+    fresh = plan.fresh
+    new: list[Message] = []
+    if fresh:
+        async with c.cursor() as cur:
+            await cur.executemany(sql.INSERT_MESSAGE,
+                                  [_insert_params(tenant, session, d) for d in fresh],
+                                  returning=True)
+            ids: list[int] = []
+            while True:
+                row = await cur.fetchone()
+                assert row is not None
+                ids.append(int(row[0]))
+                if not cur.nextset():
+                    break
+        new = [_message(mid, session, d) for mid, d in zip(ids, fresh, strict=True)]
+        if index:
+            async with c.cursor() as cur:
+                await cur.executemany(vsql.ENQUEUE, [(tenant, m.id, session) for m in new])
+    return plan.answers(new), fresh
+
+
+async def _count(c: Conn, tenant: str, session: str, fresh: Sequence[Draft], now: int,
+                 policy: CompactionPolicy) -> None:
+    """Count the new messages in the session's row and apply the compaction policy."""
+    ats = [d.at for d in fresh]
+    cur = await c.execute(sql.ADD_SESSION_COUNTERS, {
+        "n": len(fresh), "bytes": sum(d.size for d in fresh), "first": min(ats),
+        "last": max(ats), "now": now, "tenant": tenant, "session": session})
+    row = await cur.fetchone()
+    assert row is not None  # the row was created or locked by LOCK_SESSION
+    hot_count, hot_bytes, cutoff = (int(v) for v in row)
+    if is_due(hot_count, hot_bytes, policy):
+        await _compact(c, tenant, session, cutoff, policy)
+
+
+async def _compact(c: Conn, tenant: str, session: str, cutoff: int,
+                   policy: CompactionPolicy) -> None:
+    cur = await c.execute(sql.SELECT_HOT_ROWS, (tenant, session, cutoff))
+    hot = [HotRow(int(i), r, int(s)) for i, r, s in await cur.fetchall()]
+    verdict = decide(hot, policy)
+    if verdict is None:
+        return
+    kept = [r for r in hot if r.id > verdict.cutoff]
+    # The flag is the new cutoff: a summary whose cursor reaches it has covered what left.
+    await c.execute(sql.UPDATE_CUTOFF, (verdict.cutoff, len(kept), sum(r.size for r in kept),
+                                        verdict.cutoff if verdict.summary_due else 0, tenant,
+                                        session))
+    # Vectors exist only for hot messages: the ones behind the new cutoff go, in this same
+    # transaction, and so does their place in the indexer's queue.
+    await c.execute(vsql.DROP_COLD_QUEUE, (tenant, session, verdict.cutoff))
+    await c.execute(vsql.DROP_COLD_VECTORS, (tenant, session, verdict.cutoff))
+    await c.execute(vsql.BUMP_VECTOR_VERSION, (tenant, session))
+
+
+def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:
+    return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size, d.key,
+            indexed_text(d.content))
+
+
+def _message(mid: int, session: str, d: Draft) -> Message:
+    return Message(id=mid, session=session, role=d.role, content=d.content, sender=d.sender,
+                   at=d.at, meta=json.loads(d.meta_json) if d.meta_json is not None else None)

@@ -1,0 +1,160 @@
+"""The connection pool of a PostgreSQL store, and its entry points ``read``, ``write`` and
+``fetch``.
+
+Every part of the backend hands an async function of a ``psycopg.AsyncConnection`` to
+:meth:`Connection.read` (one ``REPEATABLE READ READ ONLY`` transaction: its statements see one
+snapshot) or :meth:`Connection.write` (one ``READ COMMITTED`` transaction whose statements
+take the row locks they need), or runs a single statement with :meth:`Connection.fetch` (one
+statement reads one snapshot, so no BEGIN/COMMIT round trips). A write that loses a deadlock
+or a serialisation conflict to another process is retried here, so that never reaches the
+caller. Driver errors become ``StoreError`` here and nowhere else; the password of a URL is
+never part of an error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import TupleRow
+from psycopg_pool import AsyncConnectionPool
+
+from ...errors import StoreError
+from ._migrate import migrate
+
+__all__ = ["Conn", "Connection"]
+
+T = TypeVar("T")
+Conn = psycopg.AsyncConnection[TupleRow]
+
+_POOL_MAX = 10
+_CONNECT_TIMEOUT_S = 10
+_WRITE_RETRIES = 8
+
+
+class Connection:
+    """A PostgreSQL database opened for memstrata: migrated, with a pool of connections."""
+
+    def __init__(self, pool: AsyncConnectionPool[Conn], where: str, *,
+                 pgvector: bool) -> None:
+        self._pool = pool
+        self.where = where
+        """``host:port/database`` of the server (no user, no password), for messages."""
+        self.pgvector = pgvector
+        """Whether vectors are stored in a pgvector ``vector`` column (else ``bytea``)."""
+
+    @classmethod
+    async def open(cls, url: str, *, durability: str = "normal") -> Connection:
+        where = _describe(url)
+        try:
+            first = await psycopg.AsyncConnection.connect(url, autocommit=True,
+                                                          connect_timeout=_CONNECT_TIMEOUT_S)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL at {where}: "
+                             f"{_first_line(exc)}") from exc
+        try:
+            pgvector = await migrate(first, where)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot prepare the PostgreSQL database {where}: "
+                             f"{_first_line(exc)}") from exc
+        finally:
+            await first.close()
+        if pgvector and importlib.util.find_spec("pgvector") is None:
+            raise StoreError(f"the database {where} stores vectors with pgvector, which needs "
+                             "the pgvector package: pip install 'memstrata[postgres]'")
+
+        async def configure(conn: Conn) -> None:
+            if durability == "full":
+                # "normal" keeps the server's own setting (on unless an admin changed it).
+                await conn.execute("SET synchronous_commit = on")
+            if pgvector:
+                from pgvector.psycopg import register_vector_async
+                await register_vector_async(conn)
+
+        pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
+            url, min_size=1, max_size=_POOL_MAX, open=False, configure=configure,
+            kwargs={"autocommit": True, "connect_timeout": _CONNECT_TIMEOUT_S},
+            name=f"memstrata {where}")
+        try:
+            await pool.open(wait=True, timeout=_CONNECT_TIMEOUT_S * 3)
+        except psycopg.Error as exc:
+            await pool.close()
+            raise StoreError(f"cannot open connections to PostgreSQL at {where}: "
+                             f"{_first_line(exc)}") from exc
+        return cls(pool, where, pgvector=pgvector)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    async def read(self, fn: Callable[[Conn], Awaitable[T]]) -> T:
+        """``await fn(connection)`` in one read-only transaction that sees one snapshot."""
+        try:
+            async with self._pool.connection() as conn:
+                await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try:
+                    result = await fn(conn)
+                except psycopg.Error:
+                    await conn.execute("ROLLBACK")
+                    raise
+                # Anything else (a cancellation) leaves the transaction open: the pool rolls
+                # back a connection returned in one, or closes it if a query is still running.
+                await conn.execute("COMMIT")
+                return result
+        except psycopg.Error as exc:
+            raise _store_error(exc, self.where) from exc
+
+    async def write(self, fn: Callable[[Conn], Awaitable[T]]) -> T:
+        """``await fn(connection)`` in one transaction, committed when it returns and rolled
+        back when it raises; retried from the start after a deadlock or serialisation
+        failure (so ``fn`` must do nothing outside the database that it cannot repeat)."""
+        delay = 0.01
+        for attempt in range(_WRITE_RETRIES + 1):
+            try:
+                async with self._pool.connection() as conn, conn.transaction():
+                    return await fn(conn)
+            except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
+                if attempt == _WRITE_RETRIES:
+                    raise _store_error(exc, self.where) from exc
+            except psycopg.Error as exc:
+                raise _store_error(exc, self.where) from exc
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def fetch(self, statement: str, params: Sequence[Any] | dict[str, Any]
+                    ) -> list[TupleRow]:
+        """The rows of one statement, run on its own (one statement, one snapshot)."""
+        try:
+            async with self._pool.connection() as conn:
+                cur = await conn.execute(statement, params)
+                return await cur.fetchall() if cur.description is not None else []
+        except psycopg.Error as exc:
+            raise _store_error(exc, self.where) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _store_error(exc: psycopg.Error, where: str) -> StoreError:
+    if isinstance(exc, psycopg.OperationalError) and "closed" in str(exc).lower():
+        return StoreError(f"the PostgreSQL connection pool for {where} is closed")
+    code = f" [{exc.sqlstate}]" if exc.sqlstate else ""
+    return StoreError(f"PostgreSQL error{code} at {where}: {_first_line(exc)}")
+
+
+def _describe(url: str) -> str:
+    """``host:port/database`` of a connection URL, leaving out the user and password."""
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.Error as exc:
+        raise StoreError(f"not a valid PostgreSQL URL: {_first_line(exc)}") from exc
+    host = str(parts.get("host") or "localhost")
+    port = str(parts.get("port") or "5432")
+    return f"{host}:{port}/{parts.get('dbname') or '(default database)'}"

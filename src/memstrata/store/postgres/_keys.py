@@ -1,0 +1,63 @@
+"""API keys on PostgreSQL: the id, tenant and name of each key and the hash of its secret.
+
+The secret itself is never stored; the server hashes what a client presents and compares the
+hashes in constant time.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+from psycopg import errors as pg_errors
+
+from ...errors import InvalidInput
+from ...types import ApiKey
+from . import _keys_sql as sql
+from ._connection import Conn, Connection
+from ._text import refuse_nul
+
+__all__ = ["PostgresKeys"]
+
+
+def _row_key(row: Sequence[Any]) -> ApiKey:
+    # Column order of _keys_sql.KEY_COLUMNS.
+    return ApiKey(id=row[0], tenant=row[1], name=row[2], created_at=int(row[3]),
+                  revoked_at=row[4])
+
+
+class PostgresKeys:
+    """The API-key side of a PostgreSQL store (on the store's pool)."""
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+
+    async def insert(self, key: ApiKey, *, secret_hash: bytes) -> None:
+        refuse_nul(key.name, "name")
+        params = {"id": key.id, "tenant": key.tenant, "name": key.name,
+                  "secret_hash": secret_hash, "created_at": key.created_at}
+
+        async def body(c: Conn) -> None:
+            try:
+                await c.execute(sql.INSERT_KEY, params)
+            except pg_errors.UniqueViolation as exc:
+                raise InvalidInput("id", f"a key with id {key.id!r} already exists") from exc
+        await self._db.write(body)
+
+    async def get(self, key_id: str) -> tuple[ApiKey, bytes] | None:
+        rows = await self._db.fetch(sql.SELECT_KEY, (key_id,))
+        if not rows:
+            return None
+        return _row_key(rows[0]), bytes(rows[0][5])
+
+    async def all(self, tenant: str | None = None) -> builtins.list[ApiKey]:
+        rows = await self._db.fetch(sql.SELECT_KEYS, {"tenant": tenant})
+        return [_row_key(r) for r in rows]
+
+    async def revoke(self, key_id: str, *, now: int) -> ApiKey | None:
+        rows = await self._db.fetch(sql.REVOKE_KEY, (now, key_id))
+        return _row_key(rows[0]) if rows else None
+
+    async def count_active(self) -> int:
+        return int((await self._db.fetch(sql.COUNT_ACTIVE_KEYS, ()))[0][0])

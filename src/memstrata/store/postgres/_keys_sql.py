@@ -1,0 +1,24 @@
+"""Every SQL statement of the PostgreSQL API-key store, once, as constants."""
+
+from __future__ import annotations
+
+# Column order read by ``_keys._row_key``.
+KEY_COLUMNS = "id, tenant, name, created_at, revoked_at"
+
+INSERT_KEY = """
+INSERT INTO api_keys (id, tenant, name, secret_hash, created_at)
+VALUES (%(id)s, %(tenant)s, %(name)s, %(secret_hash)s, %(created_at)s)"""
+
+SELECT_KEY = f"SELECT {KEY_COLUMNS}, secret_hash FROM api_keys WHERE id = %s"
+
+# ``tenant`` NULL lists every tenant's keys.
+SELECT_KEYS = f"""
+SELECT {KEY_COLUMNS} FROM api_keys WHERE (%(tenant)s::text IS NULL OR tenant = %(tenant)s)
+ORDER BY created_at, id"""
+
+# A key revoked before keeps its first revocation time.
+REVOKE_KEY = f"""
+UPDATE api_keys SET revoked_at = coalesce(revoked_at, %s) WHERE id = %s
+RETURNING {KEY_COLUMNS}"""
+
+COUNT_ACTIVE_KEYS = "SELECT count(*) FROM api_keys WHERE revoked_at IS NULL"

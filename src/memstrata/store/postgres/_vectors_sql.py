@@ -1,0 +1,130 @@
+"""Every SQL statement of the PostgreSQL store's vector side (the indexer's queue, the hot
+tier's vectors, their versions), once, as constants."""
+
+from __future__ import annotations
+
+from ._sql import M_COLUMNS
+
+ENQUEUE = """
+INSERT INTO index_queue (tenant, message_id, session) VALUES (%s, %s, %s)
+ON CONFLICT DO NOTHING"""
+
+DROP_COLD_VECTORS = """
+DELETE FROM vectors WHERE tenant = %s AND session = %s AND message_id <= %s"""
+DROP_COLD_QUEUE = """
+DELETE FROM index_queue WHERE tenant = %s AND session = %s AND message_id <= %s"""
+
+BUMP_VECTOR_VERSION = """
+UPDATE sessions SET vector_version = nextval('vector_versions') WHERE tenant = %s AND id = %s"""
+
+# Claim the oldest unclaimed (or stale) entries, skipping rows another claim has locked, and
+# return each message with the text and sender of the one before it in its session.
+CLAIM_BATCH = f"""
+WITH picked AS (
+    SELECT tenant, message_id FROM index_queue
+    WHERE (%(tenant)s::text IS NULL OR tenant = %(tenant)s)
+      AND (claimed_by IS NULL OR claimed_at < %(stale)s)
+    ORDER BY message_id LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED),
+claimed AS (
+    UPDATE index_queue q SET claimed_by = %(worker)s, claimed_at = %(now)s
+    FROM picked p WHERE q.tenant = p.tenant AND q.message_id = p.message_id
+    RETURNING q.tenant, q.message_id)
+SELECT {M_COLUMNS}, m.tenant, p.content, p.sender
+FROM claimed c JOIN messages m ON m.tenant = c.tenant AND m.id = c.message_id
+LEFT JOIN LATERAL (
+    SELECT b.content, b.sender FROM messages b
+    WHERE b.tenant = m.tenant AND b.session = m.session AND b.id < m.id
+    ORDER BY b.id DESC LIMIT 1) p ON true
+ORDER BY m.id"""
+
+# The sessions of the worker's claims among the given ids (read first, so their rows can be
+# locked before the queue's: every writer takes a session's row before its queue entries).
+SELECT_CLAIM_SESSIONS = """
+SELECT DISTINCT tenant, session FROM index_queue
+WHERE claimed_by = %s AND message_id = ANY(%s::bigint[])
+ORDER BY tenant, session"""
+
+TAKE_CLAIMED = """
+DELETE FROM index_queue WHERE claimed_by = %s AND message_id = ANY(%s::bigint[])
+RETURNING tenant, session, message_id"""
+
+INSERT_VECTOR = """
+INSERT INTO vectors (tenant, message_id, session, model, dim, vec) VALUES (%s, %s, %s, %s, %s, %s)
+ON CONFLICT (tenant, message_id) DO UPDATE SET
+    session = excluded.session, model = excluded.model, dim = excluded.dim, vec = excluded.vec"""
+
+RELEASE_CLAIMS = """
+UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
+WHERE claimed_by = %s"""
+
+COUNT_BACKLOG_SESSION = "SELECT count(*) FROM index_queue WHERE tenant = %s AND session = %s"
+COUNT_BACKLOG_TENANT = "SELECT count(*) FROM index_queue WHERE tenant = %s"
+COUNT_BACKLOG_ALL = "SELECT count(*) FROM index_queue"
+
+SELECT_VECTOR_VERSION = "SELECT vector_version FROM sessions WHERE tenant = %s AND id = %s"
+SELECT_VECTOR_VERSIONS = """
+SELECT s.id, s.vector_version FROM sessions s
+WHERE s.tenant = %s AND EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = s.tenant
+                                                         AND v.session = s.id)"""
+
+SELECT_HOT_FOR_SEARCH = """
+SELECT m.id, m.content, m.sender, m.at, v.vec
+FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+LEFT JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id AND v.model = %s
+                   AND v.dim = %s
+WHERE m.tenant = %s AND m.session = %s AND m.id > s.cutoff
+ORDER BY m.id"""
+
+COUNT_OTHER_MODEL_VECTORS = "SELECT count(*) FROM vectors WHERE tenant = %s AND model <> %s"
+
+LOCK_TENANT_SESSIONS = "SELECT id FROM sessions WHERE tenant = %s ORDER BY id FOR UPDATE"
+DELETE_TENANT_VECTORS = "DELETE FROM vectors WHERE tenant = %s"
+# Batches claimed before a re-index were embedded for the old vectors: their claims lapse.
+UNCLAIM_TENANT = """
+UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL
+WHERE tenant = %s AND claimed_by IS NOT NULL"""
+BUMP_TENANT_VERSIONS = """
+UPDATE sessions SET vector_version = nextval('vector_versions') WHERE tenant = %s"""
+REQUEUE_HOT = """
+INSERT INTO index_queue (tenant, message_id, session)
+SELECT m.tenant, m.id, m.session FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+WHERE m.tenant = %s AND m.id > s.cutoff
+ON CONFLICT DO NOTHING"""
+
+# -- messages written with no embedder ------------------------------------------------------
+
+SELECT_INDEX_MARK = """
+SELECT coalesce(max(upto), 0) FROM index_marks WHERE tenant = %s OR tenant = '*'"""
+# The newest id of one tenant (its part of the primary key), or of every tenant: the identity
+# sequence's last value, which is never below a committed id.
+SELECT_TENANT_TOP = "SELECT coalesce(max(id), 0) FROM messages WHERE tenant = %s"
+SELECT_ALL_TOP = """
+SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('messages', 'id')::regclass), 0)"""
+
+LOCK_OUT_APPENDS = "SELECT pg_advisory_xact_lock(%s)"
+
+_UNINDEXED = """
+INSERT INTO index_queue (tenant, message_id, session)
+SELECT m.tenant, m.id, m.session FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+WHERE {tenant} m.id > %(low)s AND m.id <= %(high)s AND m.id > s.cutoff
+  AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = m.tenant AND v.message_id = m.id)
+ON CONFLICT DO NOTHING"""
+QUEUE_UNINDEXED_TENANT = _UNINDEXED.format(tenant="m.tenant = %(tenant)s AND")
+QUEUE_UNINDEXED_ALL = _UNINDEXED.format(tenant="")
+
+SET_INDEX_MARK = """
+INSERT INTO index_marks (tenant, upto) VALUES (%s, %s)
+ON CONFLICT (tenant) DO UPDATE SET upto = greatest(index_marks.upto, excluded.upto)"""
+
+# The next message's vector was embedded after the forgotten one's text: drop it so the
+# indexer embeds it again after its new predecessor.
+SELECT_NEXT_VECTOR = """
+SELECT v.message_id FROM vectors v
+WHERE v.tenant = %(tenant)s AND v.message_id = (
+    SELECT min(id) FROM messages
+    WHERE tenant = %(tenant)s AND session = %(session)s AND id > %(id)s)"""
+DELETE_VECTOR = "DELETE FROM vectors WHERE tenant = %s AND message_id = %s"

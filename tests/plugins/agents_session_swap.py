@@ -1,0 +1,106 @@
+"""pytest plugin: the OpenAI Agents SDK's own session tests, run against ``MemstrataSession``.
+
+Loaded with ``-p agents_session_swap`` (this directory on ``sys.path``) by ``.ci/run``, which
+unpacks the tests from the SDK's source distribution. Before any test module is imported,
+``agents.SQLiteSession`` (and ``agents.memory.SQLiteSession``) become a subclass of
+``MemstrataSession`` with ``SQLiteSession``'s constructor, so every test that builds a SQLite
+session builds a memstrata one instead. The summary says how many tests really did; none
+at all fails the run (the swap would have silently tested SQLite).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import agents
+import agents.memory
+import pytest
+
+from memstrata import Settings
+from memstrata.adapters.openai_agents import MemstrataSession
+
+_built = 0
+_tests_built: set[str] = set()
+
+# Tests of SQLiteSession's internals (its connections, file locks, tables, rollback
+# mechanics, error texts), which a different backend cannot meaningfully pass.
+KNOWN_FAILURES: dict[str, str] = {
+    "test_sqlite_session_close_closes_worker_thread_connections":
+        "reads SQLiteSession's per-thread connection bookkeeping",
+    "test_sqlite_session_reaps_connections_from_exited_worker_threads":
+        "reads SQLiteSession's per-thread connection bookkeeping",
+    "test_sqlite_session_closes_retired_connections_before_the_next_allocation":
+        "reads SQLiteSession's per-thread connection bookkeeping",
+    "test_sqlite_session_keeps_connections_of_live_worker_threads":
+        "reads SQLiteSession's per-thread connection bookkeeping",
+    "test_sqlite_session_rollback_failure_evicts_connection":
+        "patches SQLiteSession's connections to fail a rollback",
+    "test_sqlite_session_close_retries_quarantined_connection":
+        "patches SQLiteSession's connections to fail a close",
+    "test_sqlite_session_post_commit_cancellation_propagates_after_known_outcome":
+        "patches SQLiteSession's connection to pause a commit",
+    "test_sqlite_session_failed_add_items_releases_write_lock":
+        "patches SQLiteSession's SQL to fail, then checks SQLite's write lock on the file",
+    "test_sqlite_session_failed_clear_session_rolls_back":
+        "patches SQLiteSession's SQL to fail, then reads its tables",
+    "test_sqlite_session_failed_pop_item_releases_write_lock":
+        "patches SQLiteSession's SQL to fail, then checks SQLite's write lock on the file",
+    "test_sqlite_session_file_lock_is_shared_across_instances":
+        "checks SQLiteSession's class-level file lock registry",
+    "test_sqlite_session_pop_item_skips_corrupt_most_recent":
+        "writes invalid JSON straight into SQLiteSession's tables",
+    "test_sqlite_session_pop_item_returns_none_after_dropping_only_corrupt_rows":
+        "writes invalid JSON straight into SQLiteSession's tables",
+    "test_sqlite_session_get_items_limit_skips_corrupt_newest_rows":
+        "writes invalid JSON straight into SQLiteSession's tables",
+    "test_sqlite_session_get_items_session_settings_limit_skips_corrupt_rows":
+        "writes invalid JSON straight into SQLiteSession's tables",
+    "test_sqlite_session_closed_rejects_empty_add_items":
+        "expects SQLiteSession's error text; a closed MemstrataSession raises memstrata.Closed",
+}
+
+
+class SwappedSQLiteSession(MemstrataSession):
+    """``MemstrataSession`` built with ``SQLiteSession``'s arguments."""
+
+    def __init__(self, session_id: str, db_path: str | Path = ":memory:",
+                 sessions_table: str = "agent_sessions", messages_table: str = "agent_messages",
+                 session_settings: Any = None) -> None:
+        global _built
+        _built += 1
+        # No embedder: these tests check the session protocol, and loading the local
+        # embedding model for every session would only make them slow.
+        super().__init__(session_id, str(db_path), session_settings=session_settings,
+                         settings=Settings(embedder=None))
+
+
+agents.SQLiteSession = SwappedSQLiteSession  # type: ignore[misc,assignment]
+agents.memory.SQLiteSession = SwappedSQLiteSession  # type: ignore[misc,assignment]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        name = item.nodeid.split("::", 1)[-1]
+        reason = KNOWN_FAILURES.get(name) or KNOWN_FAILURES.get(name.split("[", 1)[0])
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    before = _built
+    yield
+    if _built > before:
+        _tests_built.add(item.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    terminalreporter.write_line(f"memstrata: {len(_tests_built)} tests built a "
+                                f"MemstrataSession ({_built} sessions)")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if not _tests_built:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
