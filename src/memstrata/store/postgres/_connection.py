@@ -22,7 +22,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import TupleRow
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from ...errors import StoreError
 from ._migrate import migrate
@@ -76,8 +76,12 @@ class Connection:
                 from pgvector.psycopg import register_vector_async
                 await register_vector_async(conn)
 
+        # ``check``: a connection is tried (one empty query) before it is handed out, so one
+        # the server dropped while it sat idle (a restart, a failover) is replaced there and
+        # then instead of failing the call that drew it.
         pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
             url, min_size=1, max_size=_POOL_MAX, open=False, configure=configure,
+            check=AsyncConnectionPool.check_connection,
             kwargs={"autocommit": True, "connect_timeout": _CONNECT_TIMEOUT_S},
             name=f"memstrata {where}")
         try:
@@ -143,10 +147,29 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _store_error(exc: psycopg.Error, where: str) -> StoreError:
-    if isinstance(exc, psycopg.OperationalError) and "closed" in str(exc).lower():
+    if isinstance(exc, PoolClosed):
         return StoreError(f"the PostgreSQL connection pool for {where} is closed")
+    if isinstance(exc, PoolTimeout):
+        return StoreError(f"no connection to PostgreSQL at {where} could be had in time "
+                          f"(is the server running?): {_first_line(exc)}")
+    if _lost(exc):
+        # The server went away under the call (stopped, restarted, the network): the pool
+        # drops the connection and opens new ones by itself, so the next call can succeed.
+        # A write cut at its commit may or may not have been stored.
+        return StoreError(f"lost the connection to PostgreSQL at {where} "
+                          f"({_first_line(exc)}); the call was cut off")
     code = f" [{exc.sqlstate}]" if exc.sqlstate else ""
     return StoreError(f"PostgreSQL error{code} at {where}: {_first_line(exc)}")
+
+
+def _lost(exc: psycopg.Error) -> bool:
+    """Whether ``exc`` says the connection itself failed: no SQLSTATE from a server (the
+    socket closed) or class 08 (connection exception) or 57P (operator intervention:
+    shutdown, crash, termination)."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith(("08", "57P"))
 
 
 def _describe(url: str) -> str:
