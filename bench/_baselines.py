@@ -36,19 +36,27 @@ _RAW_TX_ROWS = 10_000
 _BULK_TX_ROWS = 50_000
 
 
+def _raw_database(path: str) -> sqlite3.Connection:
+    """A new file in WAL mode with ``synchronous=NORMAL`` (memstrata's durability) holding the
+    plain message table both raw baselines write."""
+    c = sqlite3.connect(path, isolation_level=None)
+    c.execute("PRAGMA journal_mode=WAL")
+    c.execute("PRAGMA synchronous=NORMAL")
+    c.execute("""
+        CREATE TABLE docs (id INTEGER PRIMARY KEY, session TEXT NOT NULL, role TEXT NOT NULL,
+                           content TEXT NOT NULL, at INTEGER NOT NULL)""")
+    return c
+
+
 def raw_fts5_load(path: str, rows: Sequence[Row], session_ids: Sequence[str]) -> float:
     """Insert ``rows`` with an FTS5 index kept by a trigger; returns seconds spent inserting.
 
     The tokenizer is memstrata's (``porter unicode61 remove_diacritics 2``) and the message
     text is indexed as written, 10,000 rows per transaction: the plain physical limit.
     """
-    c = sqlite3.connect(path, isolation_level=None)
+    c = _raw_database(path)
     try:
-        c.execute("PRAGMA journal_mode=WAL")
-        c.execute("PRAGMA synchronous=NORMAL")
         c.executescript("""
-            CREATE TABLE docs (id INTEGER PRIMARY KEY, session TEXT NOT NULL,
-                               role TEXT NOT NULL, content TEXT NOT NULL, at INTEGER NOT NULL);
             CREATE VIRTUAL TABLE docs_fts USING fts5(
                 content, content = 'docs', content_rowid = 'id',
                 tokenize = 'porter unicode61 remove_diacritics 2');
@@ -78,13 +86,9 @@ def raw_fts5_prepared_load(path: str, rows: Sequence[Row], session_ids: Sequence
     session index, no counters, no trigger, no Python per row: the least SQLite can do to
     keep these texts searchable with the same durability points.
     """
-    c = sqlite3.connect(path, isolation_level=None)
+    c = _raw_database(path)
     try:
-        c.execute("PRAGMA journal_mode=WAL")
-        c.execute("PRAGMA synchronous=NORMAL")
         c.executescript("""
-            CREATE TABLE docs (id INTEGER PRIMARY KEY, session TEXT NOT NULL,
-                               role TEXT NOT NULL, content TEXT NOT NULL, at INTEGER NOT NULL);
             CREATE VIRTUAL TABLE docs_fts USING fts5(
                 body, content = '', tokenize = 'porter unicode61 remove_diacritics 2');
         """)

@@ -37,7 +37,7 @@ class Mem0Peer:
     def __init__(self, work: Path, sync: SyncEmbedder, window: int) -> None:
         os.environ["MEM0_TELEMETRY"] = "False"
         os.environ.setdefault("MEM0_DIR", str(work / "mem0-home"))
-        from mem0 import Memory  # type: ignore[import-untyped]
+        from mem0 import Memory
 
         # mem0 logs a warning per call when its optional BM25/spaCy parts are absent.
         logging.getLogger("mem0").setLevel(logging.ERROR)
