@@ -10,13 +10,11 @@ cheaper than keeping a vector index in step. Embeddings are stored as float32 by
 from __future__ import annotations
 
 import builtins
-import json
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from ...types import ErrorQuery, ErrorRecord, Vectors
+from .._error_rows import error_params, join_keyword, query_params, rank_by_vector
 from . import _errors_sql as sql
 from ._connection import Conn, Connection
 from ._rows import ascii_lower
@@ -27,7 +25,6 @@ __all__ = ["PostgresErrorStore"]
 # How many keyword candidates are looked at before filtering and merging; far more than the
 # largest limit, so filtering out records the semantic pass already judged leaves enough.
 _KEYWORD_CANDIDATES = 256
-_FLOAT32_LE = np.dtype("<f4")
 
 
 def _row_record(row: Sequence[Any]) -> ErrorRecord:
@@ -49,18 +46,8 @@ class PostgresErrorStore:
                              ("cause", record.cause), ("action", record.action),
                              ("keywords", "".join(record.keywords))):
             refuse_nul(value, field)
-        has_vector = vector is not None and model_id is not None
-        params = {
-            "tenant": tenant, "id": record.id, "tool_name": record.tool_name,
-            "keywords": json.dumps(list(record.keywords), ensure_ascii=False),
-            "symptom": record.symptom, "cause": record.cause, "action": record.action,
-            "outcome": record.outcome, "created_at": record.created_at,
-            "expires_at": record.expires_at, "hits": record.hits, "search_text": search_text,
-            "fts_text": fold(search_text),
-            "embedding": _blob(vector) if has_vector and vector is not None else None,
-            "embed_model": model_id if has_vector else None,
-            "embed_dim": int(vector.shape[-1]) if has_vector and vector is not None else None,
-        }
+        params = error_params(tenant, record, search_text, vector, model_id)
+        params["fts_text"] = fold(search_text)
         await self._db.fetch(sql.INSERT_ERROR, params)
 
     async def search(self, query: ErrorQuery) -> builtins.list[ErrorRecord]:
@@ -103,22 +90,14 @@ class PostgresErrorStore:
 # -- helpers run inside the search's transaction ---------------------------------------------
 
 
-def _blob(vector: Vectors) -> bytes:
-    return np.ascontiguousarray(vector, dtype=_FLOAT32_LE).reshape(-1).tobytes()
-
-
 async def _search(c: Conn, q: ErrorQuery) -> list[ErrorRecord]:
-    dim = int(q.vector.shape[-1]) if q.vector is not None else None
-    base = {"tenant": q.tenant, "now": q.now, "tool": q.tool, "model": q.model_id, "dim": dim}
+    base = query_params(q)
     chosen = (await _semantic(c, q, base)
               if q.vector is not None and q.model_id is not None else [])
     # With semantic hits, keywords only add records the semantic pass could not judge (no
     # vector, or another model's); without any, the keyword search is the fallback.
-    for seq in await _keyword(c, q, base, unjudged_only=bool(chosen)):
-        if len(chosen) >= q.limit:
-            break
-        if seq not in chosen:
-            chosen.append(seq)
+    chosen = join_keyword(chosen, await _keyword(c, q, base, unjudged_only=bool(chosen)),
+                          q.limit)
     out: list[ErrorRecord] = []
     for seq in chosen:
         cur = await c.execute(sql.RENEW_ERROR, {"tenant": q.tenant, "seq": seq,
@@ -130,18 +109,8 @@ async def _search(c: Conn, q: ErrorQuery) -> list[ErrorRecord]:
 
 
 async def _semantic(c: Conn, q: ErrorQuery, base: dict[str, Any]) -> list[int]:
-    assert q.vector is not None
     rows = await (await c.execute(sql.SELECT_ERROR_VECTORS, base)).fetchall()
-    if not rows:
-        return []
-    seqs = np.array([int(r[0]) for r in rows], dtype=np.int64)
-    matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=_FLOAT32_LE).reshape(
-        len(rows), -1)
-    scores = matrix @ q.vector.astype(np.float32)
-    passing = np.flatnonzero(scores >= q.min_similarity)
-    # Best first; among equal scores the newer record (larger seq) first.
-    order = sorted(passing, key=lambda i: (-float(scores[i]), -int(seqs[i])))
-    return [int(seqs[i]) for i in order[:q.limit]]
+    return rank_by_vector(rows, q)
 
 
 async def _keyword(c: Conn, q: ErrorQuery, base: dict[str, Any], *,

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import StoreError
+from .._error_rows import FLOAT32_LE
 from .._migrate_tables import Table
 from . import _import_sql as sql
 from ._connection import Conn, Connection
@@ -26,7 +27,6 @@ from ._text import fold, indexed_text
 __all__ = ["PostgresRows"]
 
 Row = tuple[Any, ...]
-_FLOAT32_LE = np.dtype("<f4")
 _JSON_COLUMNS = frozenset({"meta", "body", "keywords"})
 
 
@@ -107,7 +107,7 @@ class PostgresRows:
         if not self._db.pgvector:
             return blob
         from pgvector import Vector
-        return Vector(np.frombuffer(blob, dtype=_FLOAT32_LE))
+        return Vector(np.frombuffer(blob, dtype=FLOAT32_LE))
 
 
 async def _existing(c: Conn, table: Table, rows: Sequence[Row]) -> dict[Row, Row]:
@@ -143,7 +143,7 @@ def _comparable(column: str, value: Any) -> Any:
     if column in _JSON_COLUMNS:
         return json.loads(value) if isinstance(value, str) else value
     if column == "vec" and not isinstance(value, bytes | bytearray | memoryview):
-        return np.asarray(value.to_numpy(), dtype=_FLOAT32_LE).tobytes()
+        return np.asarray(value.to_numpy(), dtype=FLOAT32_LE).tobytes()
     if isinstance(value, memoryview | bytearray):
         return bytes(value)
     return value

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...types import Claimed, HotSession
+from .._error_rows import FLOAT32_LE
 from . import _sql as sql
 from . import _vectors_sql as vsql
 from ._connection import Conn, Connection
@@ -27,7 +28,6 @@ from ._rows import row_message
 
 __all__ = ["PostgresVectors"]
 
-_FLOAT32_LE = np.dtype("<f4")
 
 
 class PostgresVectors:
@@ -173,10 +173,10 @@ class PostgresVectors:
         if not self._db.pgvector:
             return blob
         from pgvector import Vector
-        return Vector(np.frombuffer(blob, dtype=_FLOAT32_LE))
+        return Vector(np.frombuffer(blob, dtype=FLOAT32_LE))
 
     def _array(self, value: Any) -> Any:
         """A vector read from the ``vec`` column as a float32 array."""
         if isinstance(value, bytes | bytearray | memoryview):
-            return np.frombuffer(value, dtype=_FLOAT32_LE)
+            return np.frombuffer(value, dtype=FLOAT32_LE)
         return value.to_numpy()
