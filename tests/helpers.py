@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from memstrata.providers import HashEmbedder, Vectors
@@ -57,3 +61,14 @@ class Saves:
     @property
     def cursors(self) -> list[int]:
         return [c[1] for c in self.calls]
+
+
+def run_example(name: str, code: str, cwd: Path, *, timeout: float) -> None:
+    """Run a documentation example as a fresh Python process in ``cwd`` (warnings are errors,
+    no MEMSTRATA_ setting leaks in from the environment); fail with its stderr."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
+    env["PYTHONIOENCODING"] = "utf-8"
+    result = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=cwd, env=env,
+                            capture_output=True, text=True, encoding="utf-8", timeout=timeout,
+                            check=False)
+    assert result.returncode == 0, f"{name} failed:\n{result.stderr}"

@@ -7,13 +7,11 @@ whose framework is not installed fails rather than being skipped: the dev extra 
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_example
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
@@ -40,9 +38,4 @@ def test_the_page_has_examples() -> None:
 
 @pytest.mark.parametrize(("name", "code"), blocks(), ids=[n for n, _ in blocks()])
 def test_example_runs(name: str, code: str, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
-    env["PYTHONIOENCODING"] = "utf-8"
-    result = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, encoding="utf-8", timeout=300,
-                            check=False)
-    assert result.returncode == 0, f"{name} failed:\n{result.stderr}"
+    run_example(name, code, tmp_path, timeout=300)

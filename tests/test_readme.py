@@ -6,13 +6,11 @@ interpreter with warnings as errors, so the docs cannot drift from the code.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_example
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", ROOT / "docs" / "usage.md"]
@@ -37,9 +35,4 @@ def test_the_docs_have_examples() -> None:
 
 @pytest.mark.parametrize(("name", "code"), blocks(), ids=[n for n, _ in blocks()])
 def test_example_runs(name: str, code: str, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
-    env["PYTHONIOENCODING"] = "utf-8"
-    result = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, encoding="utf-8", timeout=120,
-                            check=False)
-    assert result.returncode == 0, f"{name} failed:\n{result.stderr}"
+    run_example(name, code, tmp_path, timeout=120)
