@@ -53,6 +53,7 @@ async def test_pairs_are_indexed_not_stored_and_deletes_keep_the_index_exact(
                      ).fetchone()[0] == 0
     triggers = {r[0] for r in c.execute("SELECT name FROM sqlite_schema WHERE type='trigger'")}
     assert "messages_fts_insert" not in triggers and "messages_fts_delete" in triggers
+    assert c.execute("SELECT v FROM messages_fts_config WHERE k = 'automerge'").fetchone() == (8,)
 
 
 async def test_a_file_of_the_earlier_layout_is_upgraded_in_place(tmp_path: Path) -> None:
@@ -85,3 +86,5 @@ async def test_a_file_of_the_earlier_layout_is_upgraded_in_place(tmp_path: Path)
     assert c.execute("SELECT count(*) FROM messages WHERE search_text IS NOT NULL"
                      ).fetchone()[0] == 0
     assert c.execute("SELECT max(version) FROM schema_version").fetchone()[0] == len(MIGRATIONS)
+    # The index merges its segments eight at a time, on upgraded files as on new ones.
+    assert c.execute("SELECT v FROM messages_fts_config WHERE k = 'automerge'").fetchone() == (8,)

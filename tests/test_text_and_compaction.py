@@ -7,13 +7,23 @@ import sqlite3
 import pytest
 
 from memstrata._compaction import CompactionPolicy, HotRow, decide, is_due
-from memstrata.text import bigram_text, fts_match_expression, query_terms
+from memstrata.text import bigram_text, fts_match_expression, query_terms, search_text
 
 
 def test_bigrams_split_cjk_runs_only() -> None:
     assert bigram_text("資料庫 and SQLite") .split() == ["資料", "料庫", "and", "SQLite"]
     assert bigram_text("好").split() == ["好"]
     assert bigram_text("日本語のテスト").split()[:3] == ["日本", "本語", "語の"]
+
+
+@pytest.mark.parametrize("text", ["", "plain ascii", "é accent only", "好", "好 x", "x好",
+                                  "記憶體中文", "ab記憶體cd の한국어 x,。y", "。記憶", "記憶。",
+                                  "a 好 b 好好 c 好好好", "🙂資料🙂"])
+def test_search_text_is_the_pair_text_or_none(text: str) -> None:
+    # The store keeps search_text's shortcuts (ASCII, one split); it must equal bigram_text.
+    prepared = search_text(text)
+    assert (text if prepared is None else prepared) == bigram_text(text)
+    assert (prepared is None) == (bigram_text(text) == text)
 
 
 def test_query_terms_drop_stop_words_and_pair_cjk() -> None:

@@ -77,7 +77,8 @@ def is_temp(session: str) -> bool:
 
 
 def check_message_id(value: object, field: str = "id") -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    # Past 2**63 - 1 no id can exist, and the database could not even compare it.
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= _MAX_AT:
         raise InvalidInput(field, f"must be a positive integer message id, got {value!r}")
     return value
 
@@ -109,17 +110,13 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
         raise InvalidInput(prefix + "role", f"must be one of {', '.join(ROLES)}; got {role!r} "
                            "(system prompts and tool calls are not conversation memory)")
     text = text_of(content, prefix + "content")
-    if not text.strip():
+    if not text or text.isspace():
         raise InvalidInput(prefix + "content", "must not be empty")
     if len(text) > max_chars:
         raise InvalidInput(prefix + "content", f"is {len(text):,} characters; at most "
                            f"{max_chars:,} are allowed (max_content_chars), nothing is "
                            "truncated")
-    try:
-        size = len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        check_unicode(text, prefix + "content")
-        raise
+    size = len(text) if text.isascii() else _utf8_size(text, prefix + "content")
     if sender is not None and (not isinstance(sender, str) or not sender.strip()
                                or len(sender) > _MAX_SENDER):
         raise InvalidInput(prefix + "sender", f"must be a non-empty string of at most "
@@ -129,8 +126,8 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     if at is None:
         at_ns = now
     elif isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= _MAX_AT:
-        raise InvalidInput(prefix + "at", f"must be UTC Unix time in nanoseconds (an integer "
-                           f"0..2^63-1), got {at!r}")
+        raise InvalidInput(prefix + at_field, f"must be UTC Unix time in nanoseconds (an "
+                           f"integer 0..2^63-1), got {at!r}")
     elif at > now + MAX_FUTURE_SKEW_NS:
         raise InvalidInput(prefix + at_field, f"is {_span(at - now)} ahead of the memory's "
                            f"clock; at most {MAX_FUTURE_SKEW_NS // 60_000_000_000} minutes into "
@@ -146,6 +143,14 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     meta_json = _meta_json(meta, prefix + "meta")
     return Draft(role=role, content=text, at=at_ns, sender=sender, meta_json=meta_json,
                  key=key, size=size)
+
+
+def _utf8_size(text: str, field: str) -> int:
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        check_unicode(text, field)
+        raise
 
 
 def _span(ns: int) -> str:
@@ -180,13 +185,18 @@ def draft_item(i: int, item: object, *, now: int, max_chars: int) -> Draft:
     """Item ``i`` of an ``add_many`` call (a mapping of message fields) as a Draft."""
     if not isinstance(item, Mapping):
         raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
-    unknown = sorted(set(item) - _ITEM_FIELDS)
-    if unknown:
+    if not _ITEM_FIELDS.issuperset(item):
+        unknown = sorted(set(item) - _ITEM_FIELDS, key=str)
         raise InvalidInput(f"items[{i}].{unknown[0]}", "unknown field; allowed: role, "
                            "content, sender, at, meta, key")
-    return draft(item.get("role"), item.get("content"), sender=item.get("sender"),
-                 at=item.get("at"), meta=item.get("meta"), key=item.get("key"), now=now,
-                 max_chars=max_chars, prefix=f"items[{i}].")
+    try:
+        return draft(item.get("role"), item.get("content"), sender=item.get("sender"),
+                     at=item.get("at"), meta=item.get("meta"), key=item.get("key"), now=now,
+                     max_chars=max_chars)
+    except InvalidInput as exc:
+        # The item's position is named only when something is wrong: building the prefix for
+        # every item of a large batch costs more than the rest of a short message's checks.
+        raise InvalidInput(f"items[{i}].{exc.field}", exc.reason) from None
 
 
 _RECORD_FIELDS = frozenset({"type", "role", "content", "sender", "at", "meta", "key", "id",

@@ -28,6 +28,8 @@ __all__ = [
 # Han (incl. extension A and compatibility), kana, Hangul syllables.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
+# The same runs as a capturing split: text, run, text, run, …, text.
+_CJK_SPLIT = re.compile(f"([{_CJK}]+)")
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 # A word for query purposes: letters/digits (not CJK), or one CJK run.
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+(?:['\u2019][^\\W_{_CJK}]+)?", re.UNICODE)
@@ -52,6 +54,8 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 def check_unicode(text: str, field: str) -> str:
     """``text`` if it can be stored as UTF-8; ``InvalidInput`` naming ``field`` and the
     position of the first lone surrogate otherwise (such text is not valid Unicode)."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -92,9 +96,19 @@ def bigram_text(text: str) -> str:
 
 
 def search_text(text: str) -> str | None:
-    """``bigram_text(text)``, or ``None`` when the text holds no CJK run (one pass)."""
-    out, runs = _CJK_RUN.subn(_spaced_pairs, text)
-    return out if runs else None
+    """``bigram_text(text)``, or ``None`` when the text holds no CJK run.
+
+    This runs once per stored message, so it avoids a Python call per run: ASCII text (most
+    English) is answered without a scan, and the runs come from one split, rewritten in place.
+    """
+    if text.isascii():
+        return None
+    parts = _CJK_SPLIT.split(text)
+    if len(parts) == 1:
+        return None
+    for i in range(1, len(parts), 2):
+        parts[i] = f" {_pairs(parts[i])} "
+    return "".join(parts)
 
 
 def words(text: str) -> list[str]:

@@ -261,5 +261,16 @@ END;
 INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
 """
 
+# Every commit writes the new index entries as one small segment, and FTS5 merges segments as
+# they pile up: by default whenever four of one size exist. Merging at eight instead takes
+# about a fifth off the index's cost per written message (measured: flush and commit ~17.5 →
+# ~14 µs per message over 100,000 messages in 1,000 sessions) for a few per cent on searches
+# (p50/p95 within a session +3 %/+4 %, across the tenant +4 %/+5 %). Sixteen saved a little more
+# on writes but cost searches within a session about a third. The setting is stored in the
+# index's own configuration table, so it holds for every connection.
+_V8_FTS_MERGE = """
+INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 8);
+"""
+
 MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS, _V3_VECTORS, _V4_SUMMARY_RUNS, _V5_BACKGROUND,
-                               _V6_API_KEYS, _V7_DERIVED_SEARCH_TEXT)
+                               _V6_API_KEYS, _V7_DERIVED_SEARCH_TEXT, _V8_FTS_MERGE)
