@@ -30,7 +30,8 @@ from _corpus import Row
 
 from memstrata.text import search_text
 
-__all__ = ["LangChainStore", "SeedStore", "Turn", "raw_fts5_load", "raw_fts5_prepared_load"]
+__all__ = ["LangChainStore", "RawPrepared", "SeedStore", "Turn", "raw_fts5_load",
+           "raw_fts5_prepared_load"]
 
 _RAW_TX_ROWS = 10_000
 _BULK_TX_ROWS = 50_000
@@ -76,35 +77,54 @@ def raw_fts5_load(path: str, rows: Sequence[Row], session_ids: Sequence[str]) ->
         c.close()
 
 
-def raw_fts5_prepared_load(path: str, rows: Sequence[Row], session_ids: Sequence[str],
-                           commits: Sequence[tuple[int, int]]) -> float:
+class RawPrepared:
     """The same texts as memstrata indexes them, committed where memstrata commits.
 
     Each message is stored once in a plain table and its prepared text (CJK runs as
-    2-character pairs, computed before the clock starts) goes into a contentless FTS5 index,
+    2-character pairs, computed before any clock starts) goes into a contentless FTS5 index,
     one transaction per ``(lo, hi)`` slice of ``rows`` (one per ``add_many`` call). No
     session index, no counters, no trigger, no Python per row: the least SQLite can do to
     keep these texts searchable with the same durability points.
+
+    :meth:`load` writes some of the slices and returns the seconds it took, so a benchmark
+    can interleave these writes with memstrata's own and both meet the same machine load.
     """
-    c = _raw_database(path)
-    try:
-        c.executescript("""
+
+    def __init__(self, path: str, rows: Sequence[Row], session_ids: Sequence[str]) -> None:
+        self._c = _raw_database(path)
+        self._c.executescript("""
             CREATE VIRTUAL TABLE docs_fts USING fts5(
                 body, content = '', tokenize = 'porter unicode61 remove_diacritics 2');
         """)
-        docs = [(i + 1, session_ids[r.session], r.role, r.content, r.at)
-                for i, r in enumerate(rows)]
-        bodies = [(i + 1, search_text(r.content) or r.content) for i, r in enumerate(rows)]
+        self._docs = [(i + 1, session_ids[r.session], r.role, r.content, r.at)
+                      for i, r in enumerate(rows)]
+        self._bodies = [(i + 1, search_text(r.content) or r.content)
+                        for i, r in enumerate(rows)]
+
+    def load(self, commits: Sequence[tuple[int, int]]) -> float:
+        c = self._c
         start = time.perf_counter()
         for lo, hi in commits:
             c.execute("BEGIN")
             c.executemany("INSERT INTO docs (id, session, role, content, at) "
-                          "VALUES (?, ?, ?, ?, ?)", docs[lo:hi])
-            c.executemany("INSERT INTO docs_fts (rowid, body) VALUES (?, ?)", bodies[lo:hi])
+                          "VALUES (?, ?, ?, ?, ?)", self._docs[lo:hi])
+            c.executemany("INSERT INTO docs_fts (rowid, body) VALUES (?, ?)",
+                          self._bodies[lo:hi])
             c.execute("COMMIT")
         return time.perf_counter() - start
+
+    def close(self) -> None:
+        self._c.close()
+
+
+def raw_fts5_prepared_load(path: str, rows: Sequence[Row], session_ids: Sequence[str],
+                           commits: Sequence[tuple[int, int]]) -> float:
+    """:class:`RawPrepared` over every slice of ``commits`` in one go; returns the seconds."""
+    raw = RawPrepared(path, rows, session_ids)
+    try:
+        return raw.load(commits)
     finally:
-        c.close()
+        raw.close()
 
 
 # -- seed 003 ------------------------------------------------------------------------------

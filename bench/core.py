@@ -6,7 +6,8 @@ One run generates a deterministic corpus (see ``_corpus.py``), loads it into mem
 ``add_many`` and measures, side by side on the same machine and the same texts:
 
 * ``add_many`` throughput and database size, against raw FTS5 holding the same texts (as
-  memstrata indexes them, committed where it commits) and the plain texts;
+  memstrata indexes them, committed where it commits; the two loads take turns in blocks of
+  calls, so both meet the same machine load) and the plain texts;
 * ``add`` (one message per commit) against seed 003's ``save_turn`` and LangChain's
   ``add_messages``;
 * ``context()`` p50/p99 against seed 003's ``load_context(limit=20)`` and LangChain's
@@ -49,10 +50,10 @@ import numpy as np
 from _anatomy import Anatomy, anatomy
 from _baselines import (
     LangChainStore,
+    RawPrepared,
     SeedStore,
     langchain_available,
     raw_fts5_load,
-    raw_fts5_prepared_load,
 )
 from _corpus import ABSENT_WORDS, Corpus, build, chinese_queries, english_queries, make_message
 
@@ -77,6 +78,10 @@ TARGET_PG_SEARCH_P95_MS = 50.0
 PG_SETTINGS = {"fsync": "on", "synchronous_commit": "off", "full_page_writes": "on",
                "max_connections": "50"}
 SEMANTIC_DIM = 512  # the width of the default local model's vectors
+BULK_PATH = ("one transaction per call; a batch of 16 new messages or more goes in through one "
+             "COPY (ids taken from the sequence first, each tsvector computed by the server "
+             "as the row arrives), a smaller one as one pipelined INSERT … RETURNING per "
+             "message")
 
 
 @dataclass
@@ -165,28 +170,46 @@ def log(text: str) -> None:
 
 
 async def bench_memstrata(res: Results, corpus: Corpus, path: Path, samples: int,
-                          rng: random.Random) -> None:
-    await bench_target(res, corpus, str(path), samples, rng, "memstrata")
+                          rng: random.Random, raw: RawPrepared) -> None:
+    await bench_target(res, corpus, str(path), samples, rng, "memstrata", raw)
     res.sizes_mb["memstrata"] = file_mb(path)
 
 
+# add_many and the raw FTS5 load take turns in blocks of this many calls (the order flipping
+# every block), so that both meet the same machine load: a run on a shared machine then still
+# gives a fair ratio, where two long phases one after the other may not.
+PAIRED_BLOCK_CALLS = 64
+
+
 async def bench_target(res: Results, corpus: Corpus, target: str, samples: int,
-                       rng: random.Random, name: str) -> None:
+                       rng: random.Random, name: str, raw: RawPrepared | None = None) -> None:
     """The memstrata phases on one database (``target``: a path or a URL); results are
-    recorded under ``name``."""
+    recorded under ``name``. With ``raw``, its load of the same slices is interleaved with
+    ``add_many`` and recorded as ``raw_fts5_prepared_insert``."""
     settings = Settings(embedder=None, summary_cron=None, window_messages=WINDOW)
     ids = corpus.session_ids
     async with Memory.open(target, settings=settings, background=False) as mem:
         log(f"{name}: add_many of {len(corpus.rows):,} messages in "
-            f"{len(corpus.batches):,} calls")
-        start = time.perf_counter()
-        for s, lo, hi in corpus.batches:
-            await mem.add_many(ids[s], [
-                {"role": r.role, "content": r.content, "sender": r.sender, "at": r.at}
-                for r in corpus.rows[lo:hi]])
-        took = time.perf_counter() - start
+            f"{len(corpus.batches):,} calls" + (", interleaved with the raw FTS5 load of "
+                                                "the same slices" if raw else ""))
+        took = raw_took = 0.0
+        for b in range(0, len(corpus.batches), PAIRED_BLOCK_CALLS):
+            block = corpus.batches[b:b + PAIRED_BLOCK_CALLS]
+            if raw is not None and (b // PAIRED_BLOCK_CALLS) % 2 == 0:
+                raw_took += raw.load([(lo, hi) for _, lo, hi in block])
+            start = time.perf_counter()
+            for s, lo, hi in block:
+                await mem.add_many(ids[s], [
+                    {"role": r.role, "content": r.content, "sender": r.sender, "at": r.at}
+                    for r in corpus.rows[lo:hi]])
+            took += time.perf_counter() - start
+            if raw is not None and (b // PAIRED_BLOCK_CALLS) % 2 == 1:
+                raw_took += raw.load([(lo, hi) for _, lo, hi in block])
         res.seconds[f"{name}_add_many"] = took
         res.rates[f"{name}_add_many"] = len(corpus.rows) / took
+        if raw is not None:
+            res.seconds["raw_fts5_prepared_insert"] = raw_took
+            res.rates["raw_fts5_prepared_insert"] = len(corpus.rows) / raw_took
 
         picks = [ids[rng.randrange(len(ids))] for _ in range(samples)]
         log(f"{name}: context() x {samples:,}")
@@ -352,6 +375,11 @@ def vector_count(target: str) -> int:
     return int(row[0]) if row is not None else 0
 
 
+def load_average() -> list[float]:
+    """The machine's 1, 5 and 15 minute load averages (the machine may be shared)."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 def postgres_mb(url: str) -> float:
     import psycopg
 
@@ -376,25 +404,27 @@ def start_postgres(parent: Path) -> Any:
 
 
 async def bench_postgres(res: Results, corpus: Corpus, work: Path, samples: int,
-                         rng: random.Random, sqlite_path: Path, seed: int) -> None:
+                         rng: random.Random, sqlite_path: Path | None, seed: int) -> None:
     """The memstrata phases on PostgreSQL (``rng`` in the state the SQLite phases began
-    with, so both see the same sessions and queries), then semantic search on both."""
+    with, so both see the same sessions and queries), then semantic search on both (on
+    PostgreSQL alone without ``sqlite_path``)."""
     server = start_postgres(work)
     try:
         url = server.create_database("bench")
         res.config["postgresql"] = {"settings": dict(server.settings),
-                                    "bulk_path": "add_many: one transaction per call, one "
-                                                 "pipelined INSERT … RETURNING per message "
-                                                 "(no COPY)"}
+                                    "bulk_path": BULK_PATH}
+        res.machine["load_before_postgres"] = load_average()
         await bench_target(res, corpus, url, samples, rng, "postgres")
         res.sizes_mb["postgres"] = postgres_mb(url)
         queries = semantic_queries(corpus, samples, seed + 5)
-        for name, target in (("memstrata", str(sqlite_path)), ("postgres", url)):
+        targets = [("postgres", url)]
+        if sqlite_path is not None:
+            targets.insert(0, ("memstrata", str(sqlite_path)))
+        for name, target in targets:
             await bench_semantic(res, target, queries, name)
             res.config[f"{name}_vectors"] = vector_count(target)
-        res.notes.append("PostgreSQL's add_many is the backend's bulk path: the backend "
-                         "offers no COPY (each row's id comes back with RETURNING and its "
-                         "tsvector is computed by the server).")
+        res.machine["load_after_postgres"] = load_average()
+        res.notes.append(f"PostgreSQL's add_many: {BULK_PATH}.")
     finally:
         server.stop()
 
@@ -581,14 +611,13 @@ async def run(args: argparse.Namespace) -> Results:
         raise SystemExit(f"the LangChain baseline cannot run: {why_not} "
                          "(install the dev extras: pip install -e '.[dev]')")
     work = Path(tempfile.mkdtemp(prefix="memstrata-bench-", dir=args.work_dir))
+    if args.postgres_only:
+        try:
+            await bench_postgres(res, corpus, work, args.samples, rng, None, args.seed)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return res
     try:
-        log("raw FTS5 insert, prepared texts, one commit per add_many call")
-        took = raw_fts5_prepared_load(str(work / "raw.db"), corpus.rows, corpus.session_ids,
-                                      [(lo, hi) for _, lo, hi in corpus.batches])
-        res.seconds["raw_fts5_prepared_insert"] = took
-        res.rates["raw_fts5_prepared_insert"] = len(corpus.rows) / took
-        res.sizes_mb["raw_fts5_prepared"] = file_mb(work / "raw.db")
-        (work / "raw.db").unlink()
         log("raw FTS5 insert, plain texts, 10,000 rows per commit")
         took = raw_fts5_load(str(work / "raw.db"), corpus.rows, corpus.session_ids)
         res.seconds["raw_fts5_insert"] = took
@@ -597,7 +626,13 @@ async def run(args: argparse.Namespace) -> Results:
         (work / "raw.db").unlink()
 
         start_state = rng.getstate()
-        await bench_memstrata(res, corpus, work / "memstrata.db", args.samples, rng)
+        raw = RawPrepared(str(work / "raw-prepared.db"), corpus.rows, corpus.session_ids)
+        try:
+            await bench_memstrata(res, corpus, work / "memstrata.db", args.samples, rng, raw)
+        finally:
+            raw.close()
+        res.sizes_mb["raw_fts5_prepared"] = file_mb(work / "raw-prepared.db")
+        (work / "raw-prepared.db").unlink()
         await bench_seed(res, corpus, work / "seed.db", args.samples, write_samples, rng)
         res.notes.append(f"Writes one message per commit: memstrata {args.samples:,} calls, "
                          f"baselines {write_samples:,} calls each.")
@@ -626,20 +661,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
     p.add_argument("--work-dir", default=None, help="where the databases are built")
     p.add_argument("--keep", action="store_true", help="keep the databases afterwards")
+    p.add_argument("--postgres-only", action="store_true",
+                   help="with --backend postgresql: the PostgreSQL phases alone (no SQLite, no "
+                        "baselines), for a size the whole run would not finish in time")
     p.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite",
                    help="postgresql: also run the memstrata phases on a PostgreSQL server "
                         "started for the run, and semantic search on both")
     args = p.parse_args(argv)
+    if args.postgres_only and args.backend != "postgresql":
+        p.error("--postgres-only needs --backend postgresql")
 
     res = asyncio.run(run(args))
     rows = table_rows(res)
     print(f"memstrata core benchmark: {args.messages:,} messages, {args.sessions:,} sessions, "
           f"{res.machine['cpus']} CPUs, SQLite {res.machine['sqlite']}, "
           f"Python {res.machine['python']}")
-    print(render_table(rows))
+    if not args.postgres_only:
+        print(render_table(rows))
     if args.backend == "postgresql":
         settings = ", ".join(f"{k}={v}" for k, v in PG_SETTINGS.items())
-        print(f"\nSQLite and PostgreSQL, same corpus and calls (PostgreSQL: {settings})")
+        print(f"\nSQLite and PostgreSQL, same corpus and calls (PostgreSQL: {settings}; "
+              f"load average {res.machine.get('load_before_postgres')} before the PostgreSQL "
+              f"phases, {res.machine.get('load_after_postgres')} after)")
         print(render_table(backend_rows(res), ("metric", "SQLite", "PostgreSQL",
                                                "target (PostgreSQL)", "met?")))
     print("\n".join(detail_lines(res)))
@@ -647,6 +690,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"note: {note}")
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "-postgresql" if args.backend == "postgresql" else ""
+    suffix += "-only" if args.postgres_only else ""
     out = args.out / f"core-{args.messages}{suffix}.json"
     payload = asdict(res) | {"table": rows}
     out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

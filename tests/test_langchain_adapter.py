@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from blockbuster import BlockingError, blockbuster_ctx
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import (
     FakeListChatModel,
@@ -145,6 +146,27 @@ async def test_async_methods_share_an_open_memory(db: str) -> None:
                                                                      AIMessage("hi")]
         await history.aclear()
         assert await mem.sessions() == []
+
+
+async def test_async_methods_never_block_the_running_loop(db: str) -> None:
+    # blockbuster raises on any blocking call (file I/O, SQLite, waiting on a lock) made on
+    # this loop's thread by code of the adapters: from the first use, which creates and
+    # migrates the file, through writing, reading, searching and clearing.
+    with blockbuster_ctx("memstrata.adapters"):
+        history = MemstrataChatMessageHistory("s1", db, settings=SETTINGS)
+        retriever = MemstrataRetriever(db, session="s1", settings=SETTINGS)
+        await history.aadd_messages([HumanMessage("the train to Hualien"), AIMessage("ok")])
+        assert await history.aget_messages() == [HumanMessage("the train to Hualien"),
+                                                 AIMessage("ok")]
+        (doc,) = await retriever.ainvoke("Hualien")
+        assert doc.page_content == "the train to Hualien"
+        await history.aclear()
+        assert await history.aget_messages() == []
+        # The detector is live: the blocking property, called here, is caught.
+        with pytest.raises(BlockingError):
+            _ = history.messages
+    history.close()
+    retriever.close()
 
 
 def test_threads_share_one_lazily_opened_memory(db: str) -> None:
