@@ -117,7 +117,7 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
                            f"{max_chars:,} are allowed (max_content_chars), nothing is "
                            "truncated")
     size = len(text) if text.isascii() else _utf8_size(text, prefix + "content")
-    if sender is not None and (not isinstance(sender, str) or not sender.strip()
+    if sender is not None and (not isinstance(sender, str) or not sender or sender.isspace()
                                or len(sender) > _MAX_SENDER):
         raise InvalidInput(prefix + "sender", f"must be a non-empty string of at most "
                            f"{_MAX_SENDER} characters, or omitted")
@@ -140,9 +140,30 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
                            "characters, or omitted")
     if key is not None:
         check_unicode(key, prefix + "key")
-    meta_json = _meta_json(meta, prefix + "meta")
-    return Draft(role=role, content=text, at=at_ns, sender=sender, meta_json=meta_json,
-                 key=key, size=size)
+    meta_json = _meta_json(meta, prefix + "meta") if meta is not None else None
+    return _new_draft(role, text, at_ns, sender, meta_json, key, size)
+
+
+# Every field was checked above, so the draft's slots are filled directly: the generated
+# __init__ of a frozen dataclass costs about as much as the rest of a short message's checks,
+# and add_many builds one per message.
+_ROLE, _CONTENT, _AT, _SENDER, _META_JSON, _KEY, _SIZE = (
+    Draft.__dict__[name].__set__
+    for name in ("role", "content", "at", "sender", "meta_json", "key", "size"))
+_new = object.__new__
+
+
+def _new_draft(role: Role, content: str, at: int, sender: str | None, meta_json: str | None,
+               key: str | None, size: int) -> Draft:
+    d: Draft = _new(Draft)
+    _ROLE(d, role)
+    _CONTENT(d, content)
+    _AT(d, at)
+    _SENDER(d, sender)
+    _META_JSON(d, meta_json)
+    _KEY(d, key)
+    _SIZE(d, size)
+    return d
 
 
 def _utf8_size(text: str, field: str) -> int:

@@ -30,6 +30,8 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 # The same runs as a capturing split: text, run, text, run, …, text.
 _CJK_SPLIT = re.compile(f"([{_CJK}]+)")
+# Every overlapping 2-character pair of a run, found by the regex engine in one call.
+_OVERLAPPING_PAIRS = re.compile(r"(?=(..))", re.DOTALL)
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 # A word for query purposes: letters/digits (not CJK), or one CJK run.
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+(?:['\u2019][^\\W_{_CJK}]+)?", re.UNICODE)
@@ -98,8 +100,9 @@ def bigram_text(text: str) -> str:
 def search_text(text: str) -> str | None:
     """``bigram_text(text)``, or ``None`` when the text holds no CJK run.
 
-    This runs once per stored message, so it avoids a Python call per run: ASCII text (most
-    English) is answered without a scan, and the runs come from one split, rewritten in place.
+    This runs once per stored message, so it avoids a Python callback per run: ASCII text (most
+    English) is answered without a scan, the runs come from one split, and each run's pairs
+    from one regex call.
     """
     if text.isascii():
         return None
@@ -107,7 +110,9 @@ def search_text(text: str) -> str | None:
     if len(parts) == 1:
         return None
     for i in range(1, len(parts), 2):
-        parts[i] = f" {_pairs(parts[i])} "
+        run = parts[i]
+        parts[i] = f" {' '.join(_OVERLAPPING_PAIRS.findall(run))} " if len(run) > 1 else \
+            f" {run} "
     return "".join(parts)
 
 
