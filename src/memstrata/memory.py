@@ -198,6 +198,8 @@ class Memory:
         self._live()
         idle_before = self._clock() - self.settings.temp_idle_minutes * 60 * 10**9
         gone = await self._store.purge_idle("temp-", idle_before)
+        for t, s in gone:
+            self._searcher.uncache(t, s)
         return [s for t, s in gone if t == self.tenant]
 
     # -- writes ----------------------------------------------------------------------------
@@ -392,7 +394,9 @@ class Memory:
     async def remove(self, session: str) -> bool:
         """Delete the session from every stratum; ``False`` if it did not exist."""
         self._session(session)
-        return await self._store.remove_session(self.tenant, session)
+        removed = await self._store.remove_session(self.tenant, session)
+        self._searcher.uncache(self.tenant, session)
+        return removed
 
     # -- import / export -------------------------------------------------------------------
 

@@ -52,6 +52,13 @@ class VectorCache(Generic[E]):
             _, evicted = self._entries.popitem(last=False)
             self._bytes -= evicted.nbytes
 
+    def discard(self, key: tuple[str, str, str]) -> None:
+        """Drop an entry whose session is gone: it can never be used again, and left in place
+        it would hold its memory until the byte bound pushed it out."""
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._bytes -= old.nbytes
+
     @property
     def nbytes(self) -> int:
         return self._bytes

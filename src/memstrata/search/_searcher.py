@@ -142,6 +142,11 @@ class Searcher:
         found = _merge(found, hybrid=how == "hybrid")
         return await self._hits(found[:limit], mode, since)
 
+    def uncache(self, tenant: str, session: str) -> None:
+        """Drop the cached index of a session that was removed or purged."""
+        if self._embedder is not None:
+            self._cache.discard((tenant, session, vector_model(self._embedder.model_id)))
+
     async def _index(self, session: str, version: int) -> CachedIndex | None:
         """The session's cached index, rebuilt when its vector version moved."""
         assert self._embedder is not None and self._vectors is not None
