@@ -241,6 +241,12 @@ class _Handler(BaseHTTPRequestHandler):
     owner: LLMServer
     protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints do
 
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except ConnectionResetError:
+            self.close_connection = True  # the client was killed mid-request: nobody to tell
+
     def do_POST(self) -> None:
         self._handle()
 
