@@ -88,3 +88,20 @@ async def test_a_file_of_the_earlier_layout_is_upgraded_in_place(tmp_path: Path)
     assert c.execute("SELECT max(version) FROM schema_version").fetchone()[0] == len(MIGRATIONS)
     # The index merges its segments eight at a time, on upgraded files as on new ones.
     assert c.execute("SELECT v FROM messages_fts_config WHERE k = 'automerge'").fetchone() == (8,)
+
+
+async def test_check_finds_a_message_missing_from_the_index(tmp_path: Path) -> None:
+    path = str(tmp_path / "gap.db")
+    async with Memory.open(path, settings=SETTINGS, background=False) as mem:
+        added = await mem.add_many("s", [{"role": "user", "content": t} for t in TEXTS])
+        assert await mem.check() == []
+    c = sqlite3.connect(path, isolation_level=None)
+    register_functions(c)
+    # Take one message's entries out of the full-text index, leaving its row in place.
+    c.execute("INSERT INTO messages_fts (messages_fts, rowid, body, scope) VALUES "
+              "('delete', ?, memstrata_fts_body(?), ?)",
+              (added[1].id, TEXTS[1], scope_tokens("default", "s")))
+    c.close()
+    async with Memory.open(path, settings=SETTINGS, background=False) as mem:
+        problems = await mem.check()
+    assert problems and any("messages_fts" in p or "full-text" in p for p in problems), problems

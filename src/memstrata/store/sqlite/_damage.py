@@ -23,7 +23,10 @@ SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL
 SCAN_TABLE = 'SELECT * FROM "{name}" NOT INDEXED'
 # Walking every page of an index (a partial index needs its own WHERE to be usable).
 COUNT_INDEX = 'SELECT count(*) FROM "{table}" INDEXED BY "{name}"{where}'
-FTS_INTEGRITY = """INSERT INTO "{name}" ("{name}") VALUES ('integrity-check')"""
+# With rank = 1 FTS5 also rebuilds each row's entries from the content and compares them with
+# the index: without it, an external-content index that lacks a message's entries passes.
+# It costs about four times as long (some 1.6 s per 100,000 messages); this is an explicit check.
+FTS_INTEGRITY = """INSERT INTO "{name}" ("{name}", rank) VALUES ('integrity-check', 1)"""
 
 _HOLDS = {
     "messages": "the message archive",
