@@ -6,6 +6,8 @@
     ├── InvalidInput (ValueError)  bad arguments, records or settings; nothing was changed
     ├── NotFound (LookupError)     the session, message or record does not exist
     ├── StoreError                 the database failed (raised from the driver's error)
+    │   ├── DiskFull               no space left for a write; nothing of it was stored
+    │   └── DatabaseCorrupt        the database file is damaged (``memstrata check``)
     ├── ProviderError              an LLM or embedding provider failed after its retries
     │   ├── InvalidSummary         the model replied, but not with a usable summary
     │   └── SummaryFailed          a summary chunk failed; earlier chunks stay saved
@@ -21,6 +23,8 @@ from .types import SummaryResult
 
 __all__ = [
     "Closed",
+    "DatabaseCorrupt",
+    "DiskFull",
     "FlushTimeout",
     "InvalidInput",
     "InvalidSummary",
@@ -54,6 +58,18 @@ class NotFound(MemstrataError, LookupError):
 
 class StoreError(MemstrataError):
     """The database failed; the original driver error is the ``__cause__``."""
+
+
+class DiskFull(StoreError):
+    """The disk (file system) holding the database has no space left for a write. The write
+    that raised stored nothing; what was acknowledged before stays, and writes work again
+    once space is freed (no reopening needed)."""
+
+
+class DatabaseCorrupt(StoreError):
+    """The database file is damaged: SQLite found a page or record it cannot read. Nothing
+    is guessed; ``memstrata check`` names what is damaged and ``memstrata salvage`` copies
+    what can still be read into a new file."""
 
 
 class ProviderError(MemstrataError):

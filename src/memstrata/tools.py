@@ -7,6 +7,7 @@ raise. ``limit`` is clamped to what the settings allow.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
@@ -135,7 +136,8 @@ class Tools:
     def _clamp(self, value: Any) -> int | None:
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if (isinstance(value, bool) or not isinstance(value, int | float)
+                or not math.isfinite(value)):
             raise InvalidInput("limit", "must be an integer")
         return max(1, min(int(value), self._memory.settings.search_limit_max))
 
@@ -168,7 +170,8 @@ class Tools:
                                        else "")
         if mode == "read":
             mid = args.get("id")
-            if isinstance(mid, str) and mid.lstrip("#").isdigit():
+            # isdecimal, not isdigit: int() refuses digits such as "²".
+            if isinstance(mid, str) and mid.lstrip("#").isdecimal():
                 mid = int(mid.lstrip("#"))
             messages = await self._memory.read(mid)  # type: ignore[arg-type]
             if not any(m.session == self.session for m in messages):

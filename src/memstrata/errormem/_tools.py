@@ -9,6 +9,7 @@ correct, never as an exception, and ``limit`` is clamped rather than refused.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -147,7 +148,8 @@ async def _write(errors: ErrorMemory, args: Mapping[str, Any]) -> str:
 def _clamp(value: Any, top: int) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not math.isfinite(value)):
         raise InvalidInput("limit", f"must be an integer from 1 to {top}")
     return max(1, min(int(value), top))
 

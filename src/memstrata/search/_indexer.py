@@ -61,9 +61,13 @@ class Indexer:
         self._steps = 0
         self._scan_due = True
         self._schemes_checked = False
+        self._held: set[str] = set()
 
     async def step(self) -> int:
         """Index one batch; returns how many messages it stored (0: nothing was queued)."""
+        for held in list(self._held):
+            await self._vectors.release(held)
+            self._held.discard(held)
         now = self._clock()
         # A claim token per batch: the background loop and a flush() of the same process may
         # step at once, and each must see only its own batch.
@@ -89,8 +93,14 @@ class Indexer:
                                 f"{exc}") from exc
         items = [(c.message.id, matrix[2 * i:2 * i + 2].astype("float32").tobytes())
                  for i, c in enumerate(claimed)]
-        stored = await self._vectors.put(token, vector_model(self._embedder.model_id),
-                                         vector_dim(self._embedder.dim), items)
+        try:
+            stored = await self._vectors.put(token, vector_model(self._embedder.model_id),
+                                             vector_dim(self._embedder.dim), items)
+        except BaseException:
+            # The store refused (a full disk): the batch is still claimed. Hand it back before
+            # the next claim, not when the claim goes stale minutes later.
+            self._held.add(token)
+            raise
         self.last_error = None
         self.indexed += stored
         return max(stored, 1)

@@ -12,7 +12,8 @@ TooLarge (a body or a message)      413     too_large
 Unauthorized                        401     unauthorized
 ProviderError (and its subclasses)  502     provider_error
 Closed, NotReady, FlushTimeout      503     unavailable
-StoreError                          500     store_error
+DiskFull                            507     disk_full
+StoreError (DatabaseCorrupt too)    500     store_error
 ==================================  ======  =================
 
 FastAPI's own request validation and Starlette's HTTP errors are answered in the same shape.
@@ -31,6 +32,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import (
     Closed,
+    DiskFull,
     FlushTimeout,
     InvalidInput,
     MemstrataError,
@@ -86,6 +88,10 @@ def answer_for(exc: MemstrataError) -> JSONResponse:
     if isinstance(exc, Closed | FlushTimeout):
         return _answer(503, "unavailable", str(exc) or "the service is not ready",
                        headers={"Retry-After": "1"})
+    if isinstance(exc, DiskFull):
+        # Nothing of the request was stored; the same request succeeds once space is freed.
+        log.error("disk full: %s", exc)
+        return _answer(507, "disk_full", str(exc), headers={"Retry-After": "60"})
     if isinstance(exc, StoreError):
         log.error("database error: %s", exc)
     return _answer(500, "store_error" if isinstance(exc, StoreError) else "internal_error",

@@ -37,6 +37,11 @@ _FLAGGED_POLL_S = 1.0
 log = logging.getLogger("memstrata")
 
 
+class _Overtaken(Exception):
+    """Another worker took the session's lease or saved its summary during this run (a wall
+    clock that jumped forward expires a live lease early): this run stops unsaved."""
+
+
 class SummaryRunner:
     """Summarises sessions of one database for any tenant."""
 
@@ -80,17 +85,42 @@ class SummaryRunner:
         if is_temp(session):
             return None, False
         runs = self._store.runs
-        while not await runs.lease(tenant, session, self.owner, now=self._clock(),
-                                   until=self._clock() + LEASE_TTL_NS):
-            if not wait:
-                return await self._store.get_summary(tenant, session), False
-            await asyncio.sleep(_LEASE_POLL_S)
-        try:
-            if self.llm is None:
-                return await self._digest(tenant, session, include_window=include_window)
-            return await self._llm_run(tenant, session, self.llm)
-        finally:
-            await runs.release(tenant, session, self.owner)
+        while True:
+            while not await runs.lease(tenant, session, self.owner, now=self._clock(),
+                                       until=self._clock() + LEASE_TTL_NS):
+                if not wait:
+                    return await self._store.get_summary(tenant, session), False
+                await asyncio.sleep(_LEASE_POLL_S)
+            try:
+                if self.llm is None:
+                    return await self._digest(tenant, session, include_window=include_window)
+                return await self._llm_run(tenant, session, self.llm)
+            except _Overtaken:
+                log.info("summary of %s/%s: another worker took over; this run stopped",
+                         tenant, session)
+                if not wait:
+                    return await self._store.get_summary(tenant, session), False
+                # A caller who waits (summarize(), reset()) gets an up-to-date summary:
+                # take the lease again and go on from the other worker's cursor.
+            finally:
+                await runs.release(tenant, session, self.owner)
+
+    async def _fenced_save(self, tenant: str, session: str, expected: int | None, *,
+                           kind: str, body: dict[str, Any], cursor: int, tokens_in: int,
+                           tokens_out: int) -> None:
+        """Save only while this worker still holds the lease (renewing it) and the stored
+        cursor is still ``expected`` (the one this run started from or last saved), so a
+        worker whose lease was taken over never writes over the newer summary or moves the
+        cursor back; raises ``_Overtaken`` otherwise."""
+        now = self._clock()
+        if not await self._store.runs.lease(tenant, session, self.owner, now=now,
+                                            until=now + LEASE_TTL_NS):
+            raise _Overtaken
+        stored = await self._store.get_summary(tenant, session)
+        if (stored.cursor if stored is not None else None) != expected:
+            raise _Overtaken
+        await self._store.runs.save(tenant, session, kind=kind, body=body, cursor=cursor,
+                                    now=now, tokens_in=tokens_in, tokens_out=tokens_out)
 
     async def tick(self, tenant: str | None) -> int:
         """One scheduled pass: summarise every due session (``None``: every tenant). Returns
@@ -137,15 +167,15 @@ class SummaryRunner:
         if current is None and not messages:
             return None, False
 
+        expected = [current.cursor if current is not None else None]
+
         async def save(body: dict[str, Any], cursor: int, tokens_in: int,
                        tokens_out: int) -> None:
-            now = self._clock()
-            await self._store.runs.save(tenant, session, kind=body_kind(body), body=body,
-                                        cursor=cursor, now=now, tokens_in=tokens_in,
-                                        tokens_out=tokens_out)
-            # A long multi-chunk run keeps its lease alive chunk by chunk.
-            await self._store.runs.lease(tenant, session, self.owner, now=now,
-                                         until=now + LEASE_TTL_NS)
+            # Renewing the lease at every chunk keeps a long run's lease alive.
+            await self._fenced_save(tenant, session, expected[0], kind=body_kind(body),
+                                    body=body, cursor=cursor, tokens_in=tokens_in,
+                                    tokens_out=tokens_out)
+            expected[0] = cursor
 
         try:
             result = await run_summary(llm, settings=self._settings, previous=current,
@@ -170,9 +200,9 @@ class SummaryRunner:
         if current is not None and current.cursor is None:
             # An imported summary without a cursor covers everything written so far.
             newest = window[-1].id if window else 0
-            await self._store.runs.save(tenant, session, kind=current.kind, body=current.body,
-                                        cursor=newest, now=self._clock(), tokens_in=0,
-                                        tokens_out=0)
+            await self._fenced_save(tenant, session, None, kind=current.kind,
+                                    body=current.body, cursor=newest, tokens_in=0,
+                                    tokens_out=0)
             current = await self._store.get_summary(tenant, session)
             fixed = True
             if not include_window:
@@ -187,8 +217,7 @@ class SummaryRunner:
             previous = (current.body if current.kind == "digest"
                         else {"text": json.dumps(current.body, ensure_ascii=False)})
         body = digest_body(previous, pending, self._tz, self._settings.max_content_chars)
-        await self._store.runs.save(tenant, session, kind="digest", body=body,
-                                    cursor=pending[-1].id, now=self._clock(), tokens_in=0,
-                                    tokens_out=0)
+        await self._fenced_save(tenant, session, cursor, kind="digest", body=body,
+                                cursor=pending[-1].id, tokens_in=0, tokens_out=0)
         return await self._store.get_summary(tenant, session), True
 

@@ -57,6 +57,11 @@ Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 Tick = Callable[[], Awaitable[object]]
 
+MAX_SLEEP_S = 60.0
+"""The longest single sleep of ``CronRunner``: sleeps run on the monotonic clock, so the wall
+clock is read again at least this often and a jump of it (or a suspend, which stops the
+monotonic clock) moves the next tick within a minute."""
+
 
 class CronRunner:
     """Calls ``tick`` at every time of the cron expression ``expr`` until stopped.
@@ -110,11 +115,17 @@ class CronRunner:
         """Tick at every cron time until ``stop`` is set (checked before every tick)."""
         while not stop.is_set():
             now = self._clock()
-            # Never fire the same slot twice, even if the clock or the sleep was a bit early.
-            due = self.next_time(max(now, self._last) if self._last is not None else now)
-            await until_stopped(stop, self._sleep(max(0.0, due - now)))
+            due = self.next_time(now)
+            if self._last is not None and due <= self._last:
+                # The wall clock went back. The slot that just fired does not fire again, but
+                # earlier slots coming round again do: waiting for the clock to pass the last
+                # slot would silence the schedule for as long as the jump.
+                due = self.next_time(self._last) if due == self._last else due
+            await until_stopped(stop, self._sleep(min(max(0.0, due - now), MAX_SLEEP_S)))
             if stop.is_set():
                 return
+            if self._clock() < due:
+                continue  # a bounded step, an early wake or a jump back: look again
             self._last = due
             await self._run_tick()
 

@@ -7,11 +7,14 @@ the event loop and no other task can interleave statements inside it. Writes use
 IMMEDIATE`` (the write lock is taken up front, so two writers never deadlock on an upgrade)
 with SQLite's busy timeout plus a retry loop, so "database is locked" never reaches the
 caller while another process holds the lock for a while. Driver errors become ``StoreError``
-here, and only here are aiosqlite's internals touched.
+here (a full disk ``DiskFull``, a damaged file ``DatabaseCorrupt``), and only here are
+aiosqlite's internals touched. Every write first checks that the path still names the open
+file (``_identity``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from collections.abc import Callable
@@ -19,18 +22,23 @@ from typing import Generic, TypeVar
 
 import aiosqlite
 
-from ...errors import StoreError
+from ...errors import DatabaseCorrupt, DiskFull, StoreError
 from . import _sql as sql
 from ._functions import register
+from ._identity import FileIdentity, empty_wal
 from ._schema import MIGRATIONS
 
-__all__ = ["BUSY_TIMEOUT_S", "Connection"]
+__all__ = ["BUSY_TIMEOUT_S", "Connection", "store_error"]
 
 T = TypeVar("T")
 
 BUSY_TIMEOUT_S = 30.0
 _LOCK_RETRIES = 8
 _JOIN_TIMEOUT_S = 5.0
+# SQLite's primary result codes (the low byte of an extended code).
+_SQLITE_CORRUPT = 11
+_SQLITE_FULL = 13
+_SQLITE_NOTADB = 26
 
 
 class Connection:
@@ -42,6 +50,7 @@ class Connection:
         # aiosqlite runs callables on its thread against this sqlite3 connection.
         self._raw: sqlite3.Connection = conn._conn
         self._reader: sqlite3.Connection | None = None
+        self._identity: FileIdentity | None = None
         self.path = path
 
     @classmethod
@@ -63,6 +72,7 @@ class Connection:
             await db._call(register)
             await db._call(_configurer(path, durability))
             await db.write(_migrator(path))
+            db._identity = FileIdentity.of(path)
             db._reader = _open_reader(path)
         except BaseException:
             try:
@@ -76,6 +86,10 @@ class Connection:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+        if self._identity is not None and self._identity.moved():
+            # So no file that replaced ours replays our WAL; best effort, the close goes on.
+            with contextlib.suppress(StoreError):
+                await self._call(empty_wal)
         await self._conn.close()
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -85,7 +99,7 @@ class Connection:
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn(connection)`` in one write transaction, committed when it returns and rolled
         back when it raises."""
-        return await self._call(_Transaction(fn, write=True))
+        return await self._call(_Transaction(fn, write=True, identity=self._identity))
 
     async def read_small(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Like :meth:`read`, but for a few indexed lookups: run on the event loop through
@@ -96,14 +110,14 @@ class Connection:
         try:
             return _Transaction(fn, write=False)(self._reader)
         except sqlite3.Error as exc:
-            raise StoreError(f"SQLite error: {exc}") from exc
+            raise store_error(exc, self.path) from exc
 
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         try:
             # aiosqlite's queue runs one callable at a time on its thread.
             result: T = await self._conn._execute(fn, self._raw)  # type: ignore[no-untyped-call]
         except sqlite3.Error as exc:
-            raise StoreError(f"SQLite error: {exc}") from exc
+            raise store_error(exc, self.path) from exc
         except ValueError as exc:
             if "closed" in str(exc).lower():
                 raise StoreError("the database connection is closed") from exc
@@ -114,9 +128,11 @@ class Connection:
 class _Transaction(Generic[T]):
     """A function of a connection wrapped in BEGIN … COMMIT (run on the connection's thread)."""
 
-    def __init__(self, fn: Callable[[sqlite3.Connection], T], *, write: bool) -> None:
+    def __init__(self, fn: Callable[[sqlite3.Connection], T], *, write: bool,
+                 identity: FileIdentity | None = None) -> None:
         self._fn = fn
         self._write = write
+        self._identity = identity
 
     def __call__(self, c: sqlite3.Connection) -> T:
         if self._write:
@@ -124,6 +140,8 @@ class _Transaction(Generic[T]):
         else:
             c.execute("BEGIN")
         try:
+            if self._identity is not None:
+                self._identity.verify()  # under the write lock: the file we write is the path's
             result = self._fn(c)
             c.execute("COMMIT")
         except BaseException:
@@ -131,6 +149,24 @@ class _Transaction(Generic[T]):
                 c.execute("ROLLBACK")
             raise
         return result
+
+
+def store_error(exc: sqlite3.Error, path: str) -> StoreError:
+    """The driver's error as memstrata's: a full disk and a damaged file by name (by SQLite's
+    primary result code), anything else as a plain ``StoreError``."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary == _SQLITE_FULL:
+        return DiskFull(f"the disk holding the database {path!r} is full ({exc}): this write "
+                        "was not stored; everything acknowledged before it is kept, and "
+                        "writes work again once space is freed")
+    if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "decode to UTF-8" in str(exc):
+        # memstrata stores only valid UTF-8 (refused where it enters): text that does not
+        # decode was damaged in the file.
+        return DatabaseCorrupt(f"the database file {path!r} is damaged ({exc}); "
+                               "`memstrata check` names what is damaged and `memstrata "
+                               "salvage` copies what can still be read into a new file")
+    return StoreError(f"SQLite error: {exc}")
 
 
 def _begin_immediate(c: sqlite3.Connection) -> None:

@@ -11,7 +11,6 @@ and expire unless used), so a scan is cheaper than keeping a vector index in ste
 from __future__ import annotations
 
 import builtins
-import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -20,7 +19,7 @@ from ...types import ErrorQuery, ErrorRecord, Vectors
 from .._error_rows import error_params, join_keyword, query_params, rank_by_vector
 from . import _errors_sql as sql
 from ._connection import Connection
-from ._rows import ascii_lower
+from ._rows import ascii_lower, stored_json
 
 __all__ = ["SQLiteErrorStore"]
 
@@ -31,7 +30,8 @@ _KEYWORD_CANDIDATES = 256
 
 def _row_record(row: Sequence[Any]) -> ErrorRecord:
     # Column order of errors_sql.ERROR_COLUMNS.
-    return ErrorRecord(id=row[0], tool_name=row[1], keywords=tuple(json.loads(row[2])),
+    return ErrorRecord(id=row[0], tool_name=row[1],
+                       keywords=tuple(stored_json(row[2], "an error record")),
                        symptom=row[3], cause=row[4], action=row[5], outcome=row[6],
                        created_at=row[7], expires_at=row[8], hits=row[9])
 

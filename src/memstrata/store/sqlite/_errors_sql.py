@@ -49,7 +49,8 @@ WHERE tenant = :tenant AND expires_at > :now AND {_TOOL.format(p="")}
 ORDER BY created_at DESC LIMIT :limit"""
 
 RENEW_ERROR = f"""
-UPDATE error_records SET hits = hits + 1, expires_at = :until
+-- max(): a hit seen by a clock that went back never shortens the expiry.
+UPDATE error_records SET hits = hits + 1, expires_at = max(expires_at, :until)
 WHERE tenant = :tenant AND seq = :seq
 RETURNING {ERROR_COLUMNS}"""
 

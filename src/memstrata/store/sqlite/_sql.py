@@ -287,12 +287,16 @@ ADD_SUMMARY_TOKENS = """
 UPDATE summaries SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?
 WHERE tenant = ? AND session = ?"""
 
+# A lease that ends more than one lease term after the one asked for now was written by a
+# clock ahead of ours (or ours went back): not honoured, so a backward jump cannot keep a
+# dead worker's lease for as long as the jump. ?5 is now.
 TAKE_LEASE = """
 INSERT INTO summary_runs (tenant, session, lease_owner, lease_until) VALUES (?, ?, ?, ?)
 ON CONFLICT (tenant, session) DO UPDATE SET
     lease_owner = excluded.lease_owner, lease_until = excluded.lease_until
-WHERE summary_runs.lease_owner IS NULL OR summary_runs.lease_until < ?
-   OR summary_runs.lease_owner = excluded.lease_owner"""
+WHERE summary_runs.lease_owner IS NULL OR summary_runs.lease_until < ?5
+   OR summary_runs.lease_owner = excluded.lease_owner
+   OR summary_runs.lease_until - excluded.lease_until > excluded.lease_until - ?5"""
 
 SELECT_LEASE_OWNER = "SELECT lease_owner FROM summary_runs WHERE tenant = ? AND session = ?"
 
