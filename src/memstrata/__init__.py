@@ -10,6 +10,8 @@ from .config import Settings
 from .errormem import ErrorMemory
 from .errors import (
     Closed,
+    DatabaseCorrupt,
+    DiskFull,
     FlushTimeout,
     InvalidInput,
     MemstrataError,
@@ -26,6 +28,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Closed",
     "Context",
+    "DatabaseCorrupt",
+    "DiskFull",
     "ErrorMemory",
     "ErrorOutcome",
     "ErrorRecord",
