@@ -21,11 +21,12 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import httpx
+from _local_http import LocalServer
 
 from memstrata.server import ApiKeys
 from memstrata.store import open_store
@@ -37,38 +38,16 @@ SUMMARY = {"key_decisions": ["Do: keep the soak running", "Don't: lose a message
            "current_discussion": {"topic": "soak", "description": "rolling sessions"}}
 
 
-class ScriptedLLM:
+class ScriptedLLM(LocalServer):
     """An OpenAI-compatible ``POST /v1/chat/completions`` that always answers with the same
     valid summary after ``delay`` seconds (a model's latency), and counts the calls."""
 
     def __init__(self, delay: float = 0.02) -> None:
+        super().__init__()
+        self.handler = _Handler
         self.delay = delay
         self.calls = 0
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> ScriptedLLM:
-        handler = type("Handler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        kwargs={"poll_interval": 0.1}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    @property
-    def url(self) -> str:
-        """The OpenAI-style base URL (ending in ``/v1``)."""
-        assert self._httpd is not None, "start() first"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def _count(self) -> None:
         with self._lock:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from _local_http import LocalServer
 from _summary_replies import baseline_reply, decision_reply, kind_of, summary_reply
 from _summary_tokens import Tokenizer, chat_tokens
 
@@ -33,36 +34,15 @@ class Call:
         return "\n".join(str(m.get("content", "")) for m in self.messages if m.get("role") == role)
 
 
-class CountingServer:
+class CountingServer(LocalServer):
     """Start with ``start()``; ``take()`` hands over (and forgets) the calls so far."""
 
     def __init__(self, tok: Tokenizer) -> None:
+        super().__init__()
+        self.handler = _Handler
         self.tok = tok
         self._calls: list[Call] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> CountingServer:
-        handler = type("Handler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    @property
-    def url(self) -> str:
-        """The OpenAI-style base URL (ends in ``/v1``)."""
-        assert self._httpd is not None, "start() the server first"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def take(self) -> list[Call]:
         with self._lock:

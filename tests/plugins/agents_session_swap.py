@@ -17,6 +17,7 @@ from typing import Any
 import agents
 import agents.memory
 import pytest
+from known_failures import mark_known_failures
 
 from memstrata import Settings
 from memstrata.adapters.openai_agents import MemstrataSession
@@ -81,11 +82,7 @@ agents.memory.SQLiteSession = SwappedSQLiteSession  # type: ignore[misc,assignme
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        name = item.nodeid.split("::", 1)[-1]
-        reason = KNOWN_FAILURES.get(name) or KNOWN_FAILURES.get(name.split("[", 1)[0])
-        if reason is not None:
-            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+    mark_known_failures(items, KNOWN_FAILURES)
 
 
 @pytest.hookimpl(hookwrapper=True)

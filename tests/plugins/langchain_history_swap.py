@@ -33,6 +33,7 @@ from typing import Any
 import langchain_core
 import langchain_core.chat_history
 import pytest
+from known_failures import mark_known_failures
 from langchain_core.messages import BaseMessage
 
 from memstrata import Settings
@@ -88,11 +89,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        name = item.nodeid.split("::", 1)[-1]
-        reason = KNOWN_FAILURES.get(name) or KNOWN_FAILURES.get(name.split("[", 1)[0])
-        if reason is not None:
-            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+    mark_known_failures(items, KNOWN_FAILURES)
 
 
 @pytest.hookimpl(hookwrapper=True)
