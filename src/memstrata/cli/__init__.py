@@ -31,9 +31,9 @@ _COMMAND_MODULES = (_sessions, _transfer, _errors, _worker, _mcp, _serve, _keys,
 def _options(
     ctx: typer.Context,
     db: Annotated[str | None, typer.Option(
-        "--db", metavar="PATH",
-        help="Database file or sqlite:/// URL [default: $MEMSTRATA_DB, else memory.db in the "
-             "user data directory]", show_default=False)] = None,
+        "--db", metavar="TARGET",
+        help="Database file, sqlite:/// URL or postgresql:// URL [default: $MEMSTRATA_DB, else "
+             "memory.db in the user data directory]", show_default=False)] = None,
     tenant: Annotated[str, typer.Option(metavar="NAME",
                                         help="Tenant (namespace) to work in.")] = "default",
     config: Annotated[Path | None, typer.Option(

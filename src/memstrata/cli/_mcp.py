@@ -24,7 +24,8 @@ _EXTRA_HINT = "pip install 'memstrata[server]'"
 def mcp_command(
     ctx: typer.Context,
     db: Annotated[str | None, typer.Option(
-        "--db", metavar="PATH", help="Database file or sqlite:/// URL (as the global --db).",
+        "--db", metavar="TARGET", help="Database file, sqlite:/// or postgresql:// URL (as the "
+        "global --db).",
         show_default=False)] = None,
     tenant: Annotated[str | None, typer.Option(
         "--tenant", metavar="NAME", help="Tenant whose memory the tools use [default: the "

@@ -52,7 +52,8 @@ def _load_server() -> tuple[Any, Any]:
 def serve(
     ctx: typer.Context,
     db: Annotated[str | None, typer.Option(
-        "--db", metavar="PATH", help="Database file or sqlite:/// URL (as the global --db).",
+        "--db", metavar="TARGET", help="Database file, sqlite:/// or postgresql:// URL (as the "
+        "global --db).",
         show_default=False)] = None,
     host: Annotated[str, typer.Option(metavar="HOST", help="Interface to listen on; anything "
                                       "beyond loopback needs an API key to exist.")
