@@ -21,6 +21,7 @@ from memstrata._keys import ApiKeys
 from memstrata.errors import InvalidInput, StoreError
 from memstrata.providers import HashEmbedder
 from memstrata.store import Store, check_file, open_store
+from memstrata.store.postgres._schema import MIGRATIONS
 from memstrata.testing._common import OFF, pairs
 
 DAY = 86_400
@@ -234,7 +235,8 @@ async def test_first_opens_race_and_a_newer_schema_is_refused(pg_server: PgServe
             await store.close()
     assert not [e for e in opened if isinstance(e, BaseException)], opened
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT max(version) FROM schema_version").fetchone() == (1,)
+        assert conn.execute("SELECT max(version) FROM schema_version").fetchone() == (
+            len(MIGRATIONS),)
         conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (99, 0)")
     with pytest.raises(StoreError, match="newer than this memstrata understands"):
         await open_store(url)

@@ -13,6 +13,7 @@ from ...types import Draft, Message
 from .._batch import plan_keyed
 from . import _sql as sql
 from . import _vectors_sql as vsql
+from ._bulk import BULK_MIN, copy_in
 from ._connection import Conn
 from ._rows import row_message
 from ._text import indexed_text, refuse_nul
@@ -41,7 +42,8 @@ async def append(c: Conn, tenant: str, session: str, drafts: Sequence[Draft], no
 async def _insert(c: Conn, tenant: str, session: str, drafts: Sequence[Draft],
                   index: bool) -> tuple[list[Message], list[Draft]]:
     """Look the batch's keys up once, insert the new drafts (a key repeated within the batch
-    once) in one pipelined ``executemany``, and queue them when asked."""
+    once) through ``COPY`` when there are many, else in one pipelined ``executemany``, and
+    queue them when asked."""
     keys = [d.key for d in drafts if d.key is not None]
     stored: dict[str, Message] = {}
     if keys:
@@ -49,24 +51,34 @@ async def _insert(c: Conn, tenant: str, session: str, drafts: Sequence[Draft],
         stored = {str(r[7]): row_message(r) for r in await cur.fetchall()}
     plan = plan_keyed(drafts, stored)
     fresh = plan.fresh
-    new: list[Message] = []
-    if fresh:
-        async with c.cursor() as cur:
-            await cur.executemany(sql.INSERT_MESSAGE,
-                                  [_insert_params(tenant, session, d) for d in fresh],
-                                  returning=True)
-            ids: list[int] = []
-            while True:
-                row = await cur.fetchone()
-                assert row is not None
-                ids.append(int(row[0]))
-                if not cur.nextset():
-                    break
-        new = [_message(mid, session, d) for mid, d in zip(ids, fresh, strict=True)]
-        if index:
-            async with c.cursor() as cur:
-                await cur.executemany(vsql.ENQUEUE, [(tenant, m.id, session) for m in new])
+    if not fresh:
+        return plan.answers([]), fresh
+    if len(fresh) >= BULK_MIN:
+        ids = await copy_in(c, tenant, session, fresh, index)
+    else:
+        ids = await _insert_each(c, tenant, session, fresh, index)
+    new = [_message(mid, session, d) for mid, d in zip(ids, fresh, strict=True)]
     return plan.answers(new), fresh
+
+
+async def _insert_each(c: Conn, tenant: str, session: str, fresh: Sequence[Draft],
+                       index: bool) -> list[int]:
+    """One pipelined ``INSERT … RETURNING`` per draft (and queue entry); their ids."""
+    ids: list[int] = []
+    async with c.cursor() as cur:
+        await cur.executemany(sql.INSERT_MESSAGE,
+                              [_insert_params(tenant, session, d) for d in fresh],
+                              returning=True)
+        while True:
+            row = await cur.fetchone()
+            assert row is not None
+            ids.append(int(row[0]))
+            if not cur.nextset():
+                break
+    if index:
+        async with c.cursor() as cur:
+            await cur.executemany(vsql.ENQUEUE, [(tenant, mid, session) for mid in ids])
+    return ids
 
 
 async def _count(c: Conn, tenant: str, session: str, fresh: Sequence[Draft], now: int,

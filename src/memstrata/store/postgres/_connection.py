@@ -9,22 +9,30 @@ statement reads one snapshot, so no BEGIN/COMMIT round trips). A write that lose
 or a serialisation conflict to another process is retried here, so that never reaches the
 caller. Driver errors become ``StoreError`` here and nowhere else; the password of a URL is
 never part of an error message.
+
+A connection the server ended while it sat idle in the pool (a restart, a failover, an idle
+timeout) is told apart from a live one without a round trip (:func:`_idle_and_open`), and a
+call that still draws a dead one is run once more on a fresh connection when that is safe: a
+read always, a write when the connection failed before its transaction began.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
+import select
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import ConnStatus, TransactionStatus
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
-from ...errors import StoreError
+from ...errors import DiskFull, StoreError
 from ._migrate import migrate
 
 __all__ = ["Conn", "Connection"]
@@ -34,6 +42,7 @@ Conn = psycopg.AsyncConnection[TupleRow]
 
 _POOL_MAX = 10
 _CONNECT_TIMEOUT_S = 10
+_DISK_FULL = "53100"  # disk_full: a data file could not be extended (the WAL panics instead)
 _WRITE_RETRIES = 8
 
 
@@ -76,12 +85,12 @@ class Connection:
                 from pgvector.psycopg import register_vector_async
                 await register_vector_async(conn)
 
-        # ``check``: a connection is tried (one empty query) before it is handed out, so one
-        # the server dropped while it sat idle (a restart, a failover) is replaced there and
-        # then instead of failing the call that drew it.
+        # ``check``: a connection is looked at before it is handed out (its socket, not a
+        # query: see ``_idle_and_open``), so one the server dropped while it sat idle is
+        # replaced there and then instead of failing the call that drew it.
         pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
             url, min_size=1, max_size=_POOL_MAX, open=False, configure=configure,
-            check=AsyncConnectionPool.check_connection,
+            check=_check_idle,
             kwargs={"autocommit": True, "connect_timeout": _CONNECT_TIMEOUT_S},
             name=f"memstrata {where}")
         try:
@@ -97,7 +106,7 @@ class Connection:
 
     async def read(self, fn: Callable[[Conn], Awaitable[T]]) -> T:
         """``await fn(connection)`` in one read-only transaction that sees one snapshot."""
-        try:
+        async def once() -> T:
             async with self._pool.connection() as conn:
                 await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 try:
@@ -109,36 +118,98 @@ class Connection:
                 # back a connection returned in one, or closes it if a query is still running.
                 await conn.execute("COMMIT")
                 return result
-        except psycopg.Error as exc:
-            raise _store_error(exc, self.where) from exc
+        return await self._reading(once)
 
     async def write(self, fn: Callable[[Conn], Awaitable[T]]) -> T:
         """``await fn(connection)`` in one transaction, committed when it returns and rolled
         back when it raises; retried from the start after a deadlock or serialisation
         failure (so ``fn`` must do nothing outside the database that it cannot repeat)."""
         delay = 0.01
+        fresh_tries = 1
         for attempt in range(_WRITE_RETRIES + 1):
+            began = False
             try:
                 async with self._pool.connection() as conn, conn.transaction():
+                    began = True
                     return await fn(conn)
             except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
                 if attempt == _WRITE_RETRIES:
                     raise _store_error(exc, self.where) from exc
             except psycopg.Error as exc:
-                raise _store_error(exc, self.where) from exc
+                # Dead before BEGIN went through: nothing was sent that could commit, so the
+                # call runs again on a fresh connection. A connection lost later fails the
+                # call (its commit may or may not have happened).
+                if began or fresh_tries == 0 or not _stale(exc):
+                    raise _store_error(exc, self.where) from exc
+                fresh_tries -= 1
+                await self._drop_dead()
+                continue
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def fetch(self, statement: str, params: Sequence[Any] | dict[str, Any]
-                    ) -> list[TupleRow]:
-        """The rows of one statement, run on its own (one statement, one snapshot)."""
-        try:
+    async def fetch(self, statement: str, params: Sequence[Any] | dict[str, Any], *,
+                    prepare: bool | None = None) -> list[TupleRow]:
+        """The rows of one statement, run on its own (one statement, one snapshot);
+        ``prepare=True`` prepares it on the connection's first use (else psycopg prepares a
+        statement on its fifth)."""
+        async def once() -> list[TupleRow]:
             async with self._pool.connection() as conn:
-                cur = await conn.execute(statement, params)
+                cur = await conn.execute(statement, params, prepare=prepare)
                 return await cur.fetchall() if cur.description is not None else []
+        return await self._reading(once)
+
+    async def _reading(self, once: Callable[[], Awaitable[T]]) -> T:
+        """``once()``, a read, run a second time after the pool dropped its dead connections
+        when the first run lost its connection (a read may always run again)."""
+        try:
+            return await once()
+        except psycopg.Error as exc:
+            if not _stale(exc):
+                raise _store_error(exc, self.where) from exc
+        await self._drop_dead()
+        try:
+            return await once()
         except psycopg.Error as exc:
             raise _store_error(exc, self.where) from exc
+
+    async def _drop_dead(self) -> None:
+        """Test every idle connection of the pool (one empty query each) and replace the
+        ones that fail: after one was found dead, the others most likely are too."""
+        # The pool replaces what it could not check; the retry will tell.
+        with contextlib.suppress(psycopg.Error):
+            await self._pool.check()
+
+
+async def _check_idle(conn: Conn) -> None:
+    """The pool's ``check``: raise when ``conn`` cannot serve a call (see
+    ``_idle_and_open``)."""
+    if not _idle_and_open(conn):
+        # Closed here so that the pool discards it and connects anew: handed back open, the
+        # pool would offer the same dead connection again, and again, until the server's
+        # restart no longer matters (every call timing out after it).
+        await conn.close()
+        raise psycopg.OperationalError("the server ended this connection while it was idle")
+
+
+def _idle_and_open(conn: Conn) -> bool:
+    """Whether ``conn`` is open, idle and has nothing waiting on its socket, found without a
+    round trip. An idle connection receives nothing unless the server is ending it (a
+    shutdown or termination sends an error and closes the socket; memstrata never LISTENs),
+    so anything readable means the connection is gone or going."""
+    pgconn = conn.pgconn
+    if conn.closed or pgconn.status != ConnStatus.OK or \
+            pgconn.transaction_status != TransactionStatus.IDLE:
+        return False
+    try:
+        fd = pgconn.socket
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            return not poller.poll(0)
+        return not select.select([fd], [], [], 0)[0]  # pragma: no cover (no poll: Windows)
+    except (OSError, ValueError, psycopg.Error):
+        return False
 
 
 def _first_line(exc: BaseException) -> str:
@@ -158,8 +229,18 @@ def _store_error(exc: psycopg.Error, where: str) -> StoreError:
         # A write cut at its commit may or may not have been stored.
         return StoreError(f"lost the connection to PostgreSQL at {where} "
                           f"({_first_line(exc)}); the call was cut off")
+    if exc.sqlstate == _DISK_FULL:
+        return DiskFull(f"the disk of the PostgreSQL server at {where} is full "
+                        f"({_first_line(exc)}): this write was not stored; writes work again "
+                        "once space is freed")
     code = f" [{exc.sqlstate}]" if exc.sqlstate else ""
     return StoreError(f"PostgreSQL error{code} at {where}: {_first_line(exc)}")
+
+
+def _stale(exc: psycopg.Error) -> bool:
+    """Whether ``exc`` is a lost connection (not the pool refusing or timing out), the case a
+    second run on a fresh connection can cure."""
+    return _lost(exc) and not isinstance(exc, PoolClosed | PoolTimeout)
 
 
 def _lost(exc: psycopg.Error) -> bool:

@@ -51,7 +51,8 @@ WHERE tenant = %(tenant)s AND expires_at > %(now)s AND {_TOOL}
 ORDER BY created_at DESC, seq DESC LIMIT %(limit)s"""
 
 RENEW_ERROR = f"""
-UPDATE error_records SET hits = hits + 1, expires_at = %(until)s
+-- GREATEST: a hit seen by a clock that went back never shortens the expiry.
+UPDATE error_records SET hits = hits + 1, expires_at = GREATEST(expires_at, %(until)s)
 WHERE tenant = %(tenant)s AND seq = %(seq)s
 RETURNING {ERROR_COLUMNS}"""
 

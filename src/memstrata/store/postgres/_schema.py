@@ -158,4 +158,23 @@ CREATE TABLE api_keys (
 CREATE INDEX api_keys_by_tenant ON api_keys (tenant, created_at);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1,)
+# The bulk append copies rows straight into ``messages`` (``COPY`` computes no expression):
+# each carries its prepared text in ``search``, from which this trigger computes ``fts`` as the
+# row arrives (so the server's work overlaps the client's sending) and then clears it; the
+# check holds it to that, so the text is never stored twice. Rows inserted with ``fts`` and no
+# ``search`` (every other writer) do not fire it.
+_V2 = """
+ALTER TABLE messages ADD COLUMN search text CONSTRAINT messages_search_transient
+    CHECK (search IS NULL);
+CREATE FUNCTION memstrata_fts_from_search() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.fts := to_tsvector('memstrata_text', NEW.search);
+    NEW.search := NULL;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER messages_fts_from_search BEFORE INSERT ON messages FOR EACH ROW
+    WHEN (NEW.search IS NOT NULL) EXECUTE FUNCTION memstrata_fts_from_search();
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)

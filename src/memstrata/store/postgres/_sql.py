@@ -54,6 +54,26 @@ INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, id
 VALUES (%s, %s, %s, %s, %s, %s, %s::json, %s, %s, to_tsvector('memstrata_text', %s))
 RETURNING id"""
 
+# The bulk path of an append (``_bulk``): ids are taken from the identity's sequence first (in
+# increasing order, after the session's row is locked, so they keep the commit order that
+# LOCK_SESSION gives), then the rows are copied straight into ``messages`` with their prepared
+# text in ``search``, from which the trigger of migration 2 computes ``fts`` as each row
+# arrives.
+RESERVE_IDS = """
+SELECT nextval(pg_get_serial_sequence('messages', 'id')) AS id FROM generate_series(1, %s)
+ORDER BY id"""
+COPY_MESSAGES = """
+COPY messages (tenant, id, session, role, content, sender, at, meta, size, idem_key, search)
+FROM STDIN (FORMAT BINARY)"""
+# ``meta`` goes as its JSON text: in binary COPY a json value is its text, and psycopg's json
+# dumper would encode a str once more.
+COPY_TYPES = ("text", "int8", "text", "text", "text", "text", "int8", "text", "int8", "text",
+              "text")
+ENQUEUE_MANY = """
+INSERT INTO index_queue (tenant, message_id, session)
+SELECT %s, unnest(%s::bigint[]), %s
+ON CONFLICT DO NOTHING"""
+
 SELECT_BY_KEYS = f"""
 SELECT {MESSAGE_COLUMNS}, idem_key FROM messages
 WHERE tenant = %s AND session = %s AND idem_key = ANY(%s::text[])"""
@@ -149,21 +169,40 @@ FROM (SELECT {ANY_TERM} AS q) q JOIN messages m ON m.fts @@ q.q
 WHERE m.tenant = %(tenant)s AND m.id > %(lo)s AND m.id <= %(hi)s AND m.at >= %(low)s
 ORDER BY score DESC, m.id DESC LIMIT %(limit)s"""
 
+# The newest span of a tenant, read through the primary key (a subquery with its own LIMIT,
+# which the planner cannot merge), each row tested against the query: the cost is the span's,
+# however many matches the word has in the whole tenant. Through the GIN index, a common word
+# at 1,000,000 messages fetched every one of its matches and dropped those outside the span.
+# (The span holds at most ``hi - lo`` ids, so the LIMIT never cuts it.)
+SELECT_FTS_TENANT_NEWEST = f"""
+SELECT {M_COLUMNS}, ts_rank(m.fts, q.q, 1) AS score
+FROM (SELECT {ANY_TERM} AS q) q,
+     (SELECT {MESSAGE_COLUMNS}, fts FROM messages
+      WHERE tenant = %(tenant)s AND id > %(lo)s AND id <= %(hi)s
+      ORDER BY id DESC LIMIT %(hi)s - %(lo)s) m
+WHERE m.fts @@ q.q AND m.at >= %(low)s
+ORDER BY score DESC, m.id DESC LIMIT %(limit)s"""
+
 SELECT_TENANT_MAX_ID = "SELECT coalesce(max(id), 0) FROM messages WHERE tenant = %s"
 
-# Case-insensitive for ASCII only, as SQLite's lower() and the Python side's ascii_lower.
-ASCII_LOWER = "translate({}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+# Case-insensitive for ASCII only, as SQLite's lower() and the Python side's ascii_lower:
+# under the "C" collation lower() maps A-Z and nothing else, at a byte per step (a translate()
+# of the 26 letters did the same some 25 times slower, on every row a substring scan reads).
+ASCII_LOWER = 'lower(({}) COLLATE "C")'
 
 # The substring scan reads the newest hot messages of the session only; the tsvector index
-# covers the whole archive.
+# covers the whole archive. The span is read in a subquery with its own LIMIT, which the
+# planner cannot merge into the outer query: it always walks the session's index for at most
+# ``span`` rows. (Written as ``m.id IN (…)``, the planner could instead walk the whole tenant
+# newest first, betting on an early match: a second per call for a needle found nowhere, at
+# 1,000,000 messages.)
 SELECT_HOT_SUBSTRING_SESSION = f"""
-SELECT {M_COLUMNS} FROM messages m
-WHERE m.tenant = %(tenant)s AND m.id IN (
-    SELECT h.id FROM messages h
-    WHERE h.tenant = %(tenant)s AND h.session = %(session)s
-      AND h.id > (SELECT cutoff FROM sessions WHERE tenant = %(tenant)s AND id = %(session)s)
-    ORDER BY h.id DESC LIMIT %(span)s)
-  AND m.at >= %(low)s AND strpos({ASCII_LOWER.format("m.content")}, %(needle)s) > 0
+SELECT {M_COLUMNS} FROM (
+    SELECT {MESSAGE_COLUMNS} FROM messages
+    WHERE tenant = %(tenant)s AND session = %(session)s
+      AND id > (SELECT cutoff FROM sessions WHERE tenant = %(tenant)s AND id = %(session)s)
+    ORDER BY id DESC LIMIT %(span)s) m
+WHERE m.at >= %(low)s AND strpos({ASCII_LOWER.format("m.content")}, %(needle)s) > 0
 ORDER BY m.id DESC LIMIT %(limit)s"""
 
 SELECT_HOT_SUBSTRING_TENANT = f"""
@@ -260,6 +299,9 @@ ON CONFLICT (tenant, session) DO UPDATE SET
     lease_owner = excluded.lease_owner, lease_until = excluded.lease_until
 WHERE summary_runs.lease_owner IS NULL OR summary_runs.lease_until < %(now)s
    OR summary_runs.lease_owner = excluded.lease_owner
+   -- Ends more than a lease term after the one asked for: written by a clock ahead of ours
+   -- (or ours went back); not honoured, so a backward jump cannot keep a dead lease.
+   OR summary_runs.lease_until - excluded.lease_until > excluded.lease_until - %(now)s
 RETURNING lease_owner"""
 
 DROP_LEASE = """
