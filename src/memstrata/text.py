@@ -27,8 +27,7 @@ __all__ = [
 
 # Han (incl. extension A and compatibility), kana, Hangul syllables.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-# The same runs as a capturing split: text, run, text, run, …, text.
+# CJK runs as a capturing split: text, run, text, run, …, text.
 _CJK_SPLIT = re.compile(f"([{_CJK}]+)")
 # Every overlapping 2-character pair of a run, found by the regex engine in one call.
 _OVERLAPPING_PAIRS = re.compile(r"(?=(..))", re.DOTALL)
@@ -82,19 +81,15 @@ def check_json_text(value: Any, field: str) -> None:
             check_json_text(item, f"{field}[{i}]")
 
 
-def _pairs(run: str) -> str:
-    if len(run) < 2:
-        return run
-    return " ".join(map(str.__add__, run, run[1:]))
-
-
-def _spaced_pairs(m: re.Match[str]) -> str:
-    return f" {_pairs(m.group())} "
+def _pairs(run: str) -> list[str]:
+    """The overlapping 2-character pairs of a CJK run (a one-character run is itself)."""
+    return _OVERLAPPING_PAIRS.findall(run) if len(run) > 1 else [run]
 
 
 def bigram_text(text: str) -> str:
     """The text to index: each CJK run replaced by its overlapping 2-character pairs."""
-    return _CJK_RUN.sub(_spaced_pairs, text)
+    prepared = search_text(text)
+    return text if prepared is None else prepared
 
 
 def search_text(text: str) -> str | None:
@@ -110,9 +105,7 @@ def search_text(text: str) -> str | None:
     if len(parts) == 1:
         return None
     for i in range(1, len(parts), 2):
-        run = parts[i]
-        parts[i] = f" {' '.join(_OVERLAPPING_PAIRS.findall(run))} " if len(run) > 1 else \
-            f" {run} "
+        parts[i] = f" {' '.join(_pairs(parts[i]))} "
     return "".join(parts)
 
 
@@ -122,7 +115,7 @@ def words(text: str) -> list[str]:
     out: list[str] = []
     for token in _TOKEN.findall(text):
         if _CJK_CHAR.match(token):
-            out.extend(_pairs(token).split())
+            out.extend(_pairs(token))
         else:
             out.append(token.lower().replace("\u2019", "'"))
     return out
