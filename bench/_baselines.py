@@ -28,6 +28,7 @@ from typing import Any
 import aiosqlite
 from _corpus import Row
 
+from memstrata._bigrams import bigram_texts
 from memstrata.text import search_text
 
 __all__ = ["LangChainStore", "RawPrepared", "SeedStore", "Turn", "raw_fts5_load",
@@ -110,7 +111,8 @@ class RawPrepared:
         c, docs = self._c, self._docs
         start = time.perf_counter()
         for lo, hi in commits:
-            bodies = ([(d[0], search_text(d[3]) or d[3]) for d in docs[lo:hi]]
+            bodies = (list(zip(range(lo + 1, hi + 1),
+                               bigram_texts([d[3] for d in docs[lo:hi]]), strict=True))
                       if self._prepare else self._bodies[lo:hi])
             c.execute("BEGIN")
             c.executemany("INSERT INTO docs (id, session, role, content, at) "

@@ -5,7 +5,10 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from memstrata._bigrams import bigram_texts
 from memstrata._compaction import CompactionPolicy, HotRow, decide, is_due
 from memstrata.text import bigram_text, fts_match_expression, query_terms, search_text
 
@@ -27,6 +30,36 @@ def test_search_text_is_the_pair_text_or_none(text: str, prepared: str | None) -
     # integrity check compares every token's position.
     assert search_text(text) == prepared
     assert bigram_text(text) == (text if prepared is None else prepared)
+
+
+_PINNED = [("好", " 好 "), ("好 x", " 好  x"), ("x好", "x 好 "), ("記憶體中文", " 記憶 憶體 體中 中文 "),
+           ("ab記憶體cd の한국어 x,。y", "ab 記憶 憶體 cd  の한 한국 국어  x,。y"),
+           ("。記憶", "。 記憶 "), ("記憶。", " 記憶 。"), ("é accent only", "é accent only"),
+           ("a 好 b 好好 c 好好好", "a  好  b  好好  c  好好 好好 "), ("🙂資料🙂", "🙂 資料 🙂"),
+           ("plain ascii", "plain ascii"), ("\x00好\x00", "\x00 好 \x00")]
+
+
+def test_batch_pair_text_is_the_pinned_strings() -> None:
+    # A batch goes through the array path (enough non-ASCII texts), and neighbouring texts
+    # must not pair across their boundary: "好" then "好" are two one-character runs.
+    texts = [t for t, _ in _PINNED] * 2
+    assert bigram_texts(texts) == [p for _, p in _PINNED] * 2
+    assert bigram_texts(["好", "好", "好", "好"]) == [" 好 "] * 4
+    assert bigram_texts([]) == []
+
+
+# Characters at and just past the edges of every CJK range, full-width punctuation, letters,
+# digits, spaces, NUL and a character outside the Basic Multilingual Plane.
+_EDGES = "\u303f\u3040\u30ff\u3100\u33ff\u3400\u4dbf\u4dc0\u4dff\u4e00\u9fff\ua000" \
+         "\uf8ff\uf900\ufaff\ufb00\uabff\uac00\ud7af\ud7b0記憶體好的。，？aZ9 é\x00\U0001F642"
+
+
+@settings(max_examples=300, derandomize=True)
+@given(st.lists(st.text(alphabet=_EDGES, max_size=12), max_size=12),
+       st.lists(st.text(max_size=8), max_size=3))
+def test_batch_pair_text_equals_one_text_at_a_time(edges: list[str], anything: list[str]) -> None:
+    texts = edges + anything
+    assert bigram_texts(texts) == [bigram_text(t) for t in texts]
 
 
 def test_query_terms_drop_stop_words_and_pair_cjk() -> None:

@@ -109,7 +109,7 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     if role not in ROLES:
         raise InvalidInput(prefix + "role", f"must be one of {', '.join(ROLES)}; got {role!r} "
                            "(system prompts and tool calls are not conversation memory)")
-    text = text_of(content, prefix + "content")
+    text = content if type(content) is str else text_of(content, prefix + "content")
     if not text or text.isspace():
         raise InvalidInput(prefix + "content", "must not be empty")
     if len(text) > max_chars:
@@ -117,15 +117,17 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
                            f"{max_chars:,} are allowed (max_content_chars), nothing is "
                            "truncated")
     size = len(text) if text.isascii() else _utf8_size(text, prefix + "content")
-    if sender is not None and (not isinstance(sender, str) or not sender or sender.isspace()
-                               or len(sender) > _MAX_SENDER):
-        raise InvalidInput(prefix + "sender", f"must be a non-empty string of at most "
-                           f"{_MAX_SENDER} characters, or omitted")
     if sender is not None:
-        check_unicode(sender, prefix + "sender")
+        if not isinstance(sender, str) or not sender or sender.isspace() \
+                or len(sender) > _MAX_SENDER:
+            raise InvalidInput(prefix + "sender", f"must be a non-empty string of at most "
+                               f"{_MAX_SENDER} characters, or omitted")
+        if not sender.isascii():
+            check_unicode(sender, prefix + "sender")
     if at is None:
         at_ns = now
-    elif isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= _MAX_AT:
+    elif (type(at) is not int and (isinstance(at, bool) or not isinstance(at, int))) \
+            or not 0 <= at <= _MAX_AT:
         raise InvalidInput(prefix + at_field, f"must be UTC Unix time in nanoseconds (an "
                            f"integer 0..2^63-1), got {at!r}")
     elif at > now + MAX_FUTURE_SKEW_NS:
@@ -204,7 +206,7 @@ _ITEM_FIELDS = frozenset({"role", "content", "sender", "at", "meta", "key"})
 
 def draft_item(i: int, item: object, *, now: int, max_chars: int) -> Draft:
     """Item ``i`` of an ``add_many`` call (a mapping of message fields) as a Draft."""
-    if not isinstance(item, Mapping):
+    if type(item) is not dict and not isinstance(item, Mapping):
         raise InvalidInput(f"items[{i}]", "must be a mapping with role and content")
     if not _ITEM_FIELDS.issuperset(item):
         unknown = sorted(set(item) - _ITEM_FIELDS, key=str)

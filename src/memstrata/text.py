@@ -10,11 +10,13 @@ FTS5's ``porter`` tokenizer on both sides.
 from __future__ import annotations
 
 import re
+from operator import add
 from typing import Any
 
 from .errors import InvalidInput
 
 __all__ = [
+    "CJK_RANGES",
     "STOP_WORDS",
     "bigram_text",
     "check_json_text",
@@ -25,12 +27,12 @@ __all__ = [
     "words",
 ]
 
-# Han (incl. extension A and compatibility), kana, Hangul syllables.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+# Han (incl. extension A and compatibility), kana, Hangul syllables: inclusive code point ranges.
+CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xAC00, 0xD7AF))
+_CJK = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES)
 # CJK runs as a capturing split: text, run, text, run, …, text.
 _CJK_SPLIT = re.compile(f"([{_CJK}]+)")
-# Every overlapping 2-character pair of a run, found by the regex engine in one call.
-_OVERLAPPING_PAIRS = re.compile(r"(?=(..))", re.DOTALL)
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 # A word for query purposes: letters/digits (not CJK), or one CJK run.
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+(?:['\u2019][^\\W_{_CJK}]+)?", re.UNICODE)
@@ -83,7 +85,7 @@ def check_json_text(value: Any, field: str) -> None:
 
 def _pairs(run: str) -> list[str]:
     """The overlapping 2-character pairs of a CJK run (a one-character run is itself)."""
-    return _OVERLAPPING_PAIRS.findall(run) if len(run) > 1 else [run]
+    return list(map(add, run, run[1:])) if len(run) > 1 else [run]
 
 
 def bigram_text(text: str) -> str:
@@ -95,9 +97,9 @@ def bigram_text(text: str) -> str:
 def search_text(text: str) -> str | None:
     """``bigram_text(text)``, or ``None`` when the text holds no CJK run.
 
-    This runs once per stored message, so it avoids a Python callback per run: ASCII text (most
-    English) is answered without a scan, the runs come from one split, and each run's pairs
-    from one regex call.
+    ASCII text (most English) is answered without a scan, the runs come from one split, and a
+    run's pairs are made by ``map`` in C (no callback per run or per pair). Many texts at once:
+    ``bigram_texts`` in ``memstrata._bigrams``.
     """
     if text.isascii():
         return None
@@ -105,7 +107,8 @@ def search_text(text: str) -> str | None:
     if len(parts) == 1:
         return None
     for i in range(1, len(parts), 2):
-        parts[i] = f" {' '.join(_pairs(parts[i]))} "
+        run = parts[i]
+        parts[i] = f" {' '.join(map(add, run, run[1:]))} " if len(run) > 1 else f" {run} "
     return "".join(parts)
 
 

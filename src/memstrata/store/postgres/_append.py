@@ -4,13 +4,13 @@ queue, the session counters, and the compaction that may follow."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from ..._compaction import CompactionPolicy, HotRow, decide, is_due
 from ...types import Draft, Message
 from .._batch import plan_keyed
+from .._stored import stored_messages
 from . import _sql as sql
 from . import _vectors_sql as vsql
 from ._bulk import BULK_MIN, copy_in
@@ -57,8 +57,7 @@ async def _insert(c: Conn, tenant: str, session: str, drafts: Sequence[Draft],
         ids = await copy_in(c, tenant, session, fresh, index)
     else:
         ids = await _insert_each(c, tenant, session, fresh, index)
-    new = [_message(mid, session, d) for mid, d in zip(ids, fresh, strict=True)]
-    return plan.answers(new), fresh
+    return plan.answers(stored_messages(ids, session, fresh)), fresh
 
 
 async def _insert_each(c: Conn, tenant: str, session: str, fresh: Sequence[Draft],
@@ -117,8 +116,3 @@ async def _compact(c: Conn, tenant: str, session: str, cutoff: int,
 def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:
     return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size, d.key,
             indexed_text(d.content))
-
-
-def _message(mid: int, session: str, d: Draft) -> Message:
-    return Message(id=mid, session=session, role=d.role, content=d.content, sender=d.sender,
-                   at=d.at, meta=json.loads(d.meta_json) if d.meta_json is not None else None)

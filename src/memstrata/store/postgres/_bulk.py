@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from ...types import Draft
 from . import _sql as sql
 from ._connection import Conn
-from ._text import indexed_text
+from ._text import indexed_texts
 
 __all__ = ["BULK_MIN", "copy_in"]
 
@@ -33,12 +33,13 @@ async def copy_in(c: Conn, tenant: str, session: str, fresh: Sequence[Draft],
     return their ids, in the order of ``fresh``."""
     cur = await c.execute(sql.RESERVE_IDS, (len(fresh),))
     ids = [int(r[0]) for r in await cur.fetchall()]
+    texts = indexed_texts([d.content for d in fresh])
     async with c.cursor() as cur:
         async with cur.copy(sql.COPY_MESSAGES) as copy:
             copy.set_types(list(sql.COPY_TYPES))
-            for mid, d in zip(ids, fresh, strict=True):
+            for mid, d, text in zip(ids, fresh, texts, strict=True):
                 await copy.write_row((tenant, mid, session, d.role, d.content, d.sender, d.at,
-                                      d.meta_json, d.size, d.key, indexed_text(d.content)))
+                                      d.meta_json, d.size, d.key, text))
         if index:
             await cur.execute(sql.ENQUEUE_MANY, (tenant, ids, session))
     return ids

@@ -21,10 +21,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..._bigrams import bigram_texts
 from ...errors import InvalidInput
 from ...text import search_text
 
-__all__ = ["fold", "indexed_text", "match_terms", "refuse_nul"]
+__all__ = ["fold", "indexed_text", "indexed_texts", "match_terms", "refuse_nul"]
 
 _NOT_WORD = re.compile(r"[\W_]+")
 _LATIN_MARKED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
@@ -48,6 +49,11 @@ def indexed_text(content: str) -> str:
     """What a message's ``tsvector`` is made from."""
     prepared = search_text(content)
     return fold(content if prepared is None else prepared)
+
+
+def indexed_texts(contents: list[str]) -> list[str]:
+    """``indexed_text`` of each of ``contents``, the CJK pairs made for the batch at once."""
+    return [fold(t) for t in bigram_texts(contents)]
 
 
 def match_terms(match: str | None) -> list[str]:

@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
+from ..._bigrams import bigram_texts
 from ..._compaction import CompactionPolicy, HotRow, decide, is_due
 from ...types import Draft, Message
 from .._batch import plan_keyed
+from .._stored import stored_messages
 from . import _sql as sql
 from ._functions import fts_body, scope_tokens
 from ._rows import row_message
@@ -44,7 +47,7 @@ def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
                     continue
             cur = c.execute(sql.INSERT_MESSAGE, _insert_params(tenant, session, d))
             fresh.append(d)
-            out.append(_message(int(cur.lastrowid or 0), session, d))
+            out.extend(stored_messages((int(cur.lastrowid or 0),), session, (d,)))
             c.execute(sql.INDEX_MESSAGE, (out[-1].id, fts_body(d.content),
                                           scope_tokens(tenant, session)))
             if index:
@@ -57,16 +60,15 @@ def _insert_all(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequen
                 index: bool) -> list[Message]:
     # One writer holds the lock and ids come from AUTOINCREMENT, so a batch gets consecutive
     # ids ending at last_insert_rowid().
-    c.executemany(sql.INSERT_MESSAGE, [_insert_params(tenant, session, d) for d in drafts])
+    c.executemany(sql.INSERT_MESSAGE, [(tenant, session, d.role, d.content, d.sender, d.at,
+                                        d.meta_json, d.size, d.key) for d in drafts])
     last = int(c.execute("SELECT last_insert_rowid()").fetchone()[0])
-    first = last - len(drafts) + 1
-    out = [_message(first + i, session, d) for i, d in enumerate(drafts)]
-    scope = scope_tokens(tenant, session)
-    c.executemany(sql.INDEX_MESSAGE, [(first + i, fts_body(d.content), scope)
-                                      for i, d in enumerate(drafts)])
+    ids = range(last - len(drafts) + 1, last + 1)
+    bodies = bigram_texts([d.content for d in drafts])
+    c.executemany(sql.INDEX_MESSAGE, zip(ids, bodies, repeat(scope_tokens(tenant, session))))
     if index:
-        c.executemany(sql.ENQUEUE, [(m.id, tenant, session) for m in out])
-    return out
+        c.executemany(sql.ENQUEUE, zip(ids, repeat(tenant), repeat(session)))
+    return stored_messages(ids, session, drafts)
 
 
 def _insert_keyed_batch(c: sqlite3.Connection, tenant: str, session: str,
@@ -116,8 +118,3 @@ def _compact(c: sqlite3.Connection, tenant: str, session: str, cutoff: int,
 
 def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:
     return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size, d.key)
-
-
-def _message(mid: int, session: str, d: Draft) -> Message:
-    # The stored row's values, built the way a read builds them (and as cheaply).
-    return row_message((mid, session, d.role, d.content, d.sender, d.at, d.meta_json))
