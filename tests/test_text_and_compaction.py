@@ -32,7 +32,8 @@ def test_search_text_is_the_pair_text_or_none(text: str, prepared: str | None) -
     assert bigram_text(text) == (text if prepared is None else prepared)
 
 
-_PINNED = [("好", " 好 "), ("好 x", " 好  x"), ("x好", "x 好 "), ("記憶體中文", " 記憶 憶體 體中 中文 "),
+_PINNED = [("好", " 好 "), ("好 x", " 好  x"), ("x好", "x 好 "),
+           ("記憶體中文", " 記憶 憶體 體中 中文 "),
            ("ab記憶體cd の한국어 x,。y", "ab 記憶 憶體 cd  の한 한국 국어  x,。y"),
            ("。記憶", "。 記憶 "), ("記憶。", " 記憶 。"), ("é accent only", "é accent only"),
            ("a 好 b 好好 c 好好好", "a  好  b  好好  c  好好 好好 "), ("🙂資料🙂", "🙂 資料 🙂"),

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
+
+from ._liveness import owner_name
 
 __all__ = ["Background", "Loop", "pause", "until_stopped", "worker_id"]
 
@@ -28,8 +28,11 @@ Loop = Callable[[asyncio.Event], Coroutine[Any, Any, None]]
 
 
 def worker_id() -> str:
-    """A name for this worker that no other process or object shares (claims and leases)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    """A name for this worker that no other process or object shares (claims and leases).
+
+    ``host:pid:random``, followed on Linux by what proves the process's death to another
+    process of the same machine (see :mod:`memstrata._liveness`)."""
+    return owner_name(uuid.uuid4().hex[:8])
 
 
 async def until_stopped(stop: asyncio.Event, *waits: Awaitable[object]) -> None:

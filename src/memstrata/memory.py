@@ -21,7 +21,7 @@ from ._opening import UNSET, Opening, Unset, choose_models
 from ._transfer import Transfer
 from .config import Settings
 from .errormem import ErrorMemory
-from .errors import Closed, InvalidInput, NotFound
+from .errors import Closed, InvalidInput, NotFound, StoreError
 from .providers import LLM, Embedder
 from .search import (
     MATCH_MODES,
@@ -175,7 +175,10 @@ class Memory:
         if self._indexer is not None:
             self._background.start("memstrata-indexer", self._indexer.run)
         if self.settings.summary_cron is not None:
+            # Cron times are read off this Memory's clock (as leases and back-off are), not
+            # the host's; only the sleeps between looks run on the event loop's time.
             cron = CronRunner(self.settings.summary_cron, self.summarize_due,
+                              clock=lambda: self._clock() / 1e9,
                               timezone=self.settings.timezone)
             self._background.start("memstrata-scheduler", cron.run, interrupt=False)
         if self._policy.by_turns:
@@ -241,12 +244,18 @@ class Memory:
     async def flush(self, timeout: float | None = None) -> None:
         """Wait until every message written so far is indexed for semantic search.
 
-        Raises ``ProviderError`` when the embedder fails and ``FlushTimeout`` (a
-        ``TimeoutError``) when ``timeout`` seconds pass first; never hangs on a broken embedder.
+        Raises ``ProviderError`` when the embedder fails, ``FlushTimeout`` (a
+        ``TimeoutError``) when ``timeout`` seconds pass first, and ``Closed`` when the memory
+        is closed meanwhile; never hangs on a broken embedder.
         """
         self._live()
         if self._indexer is not None:
-            await self._indexer.drain(timeout)
+            try:
+                await self._indexer.drain(timeout)
+            except StoreError:
+                if self._closed:  # close() shut the database while this was waiting
+                    raise Closed("this Memory was closed while flush() was waiting") from None
+                raise
 
     async def index_backlog(self, session: str | None = None) -> int:
         """Messages of this tenant (or of one session) still waiting to be embedded (0 without

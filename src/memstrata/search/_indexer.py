@@ -5,6 +5,11 @@ with the configured embedder and stores the vectors. A failing embedder is retri
 back-off and never blocks or loses writes; ``drain`` (behind ``Memory.flush``) raises instead
 of hanging when the embedder keeps failing or a timeout passes.
 
+A batch claimed by an indexer that died (killed, out of memory) comes back when its claim goes
+stale after two minutes, or at once when the indexer can prove the dead one was a process of
+this machine (:func:`memstrata._liveness.is_dead`): when nothing is left to claim, it looks at
+who holds the remaining claims and gives back those of the dead (:meth:`Indexer.take_over_dead`).
+
 Messages written while no embedder was configured were not queued. Before indexing, on every
 idle poll and before counting the backlog, the indexer queues the hot messages above the
 tenant's mark that have no vector (:meth:`Indexer.catch_up`): a scan of the ids written since
@@ -14,10 +19,12 @@ the last look, in spans, so ``add`` never pays for it.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 
 from .._background import pause, worker_id
+from .._liveness import is_dead
 from ..errors import FlushTimeout, MemstrataError, ProviderError
 from ..providers import Embedder
 from ..store import VectorStore
@@ -25,6 +32,8 @@ from ..types import Claimed
 from ._fusion import embedding_keys, vector_dim, vector_model
 
 __all__ = ["Indexer", "embed_texts"]
+
+log = logging.getLogger("memstrata")
 
 _STALE_CLAIM_S = 120
 _IDLE_POLL_S = 1.0
@@ -105,6 +114,17 @@ class Indexer:
         self.indexed += stored
         return max(stored, 1)
 
+    async def take_over_dead(self) -> int:
+        """Give back the tenant's messages claimed by indexers that provably died on this
+        machine, instead of waiting for their claims to go stale; returns how many."""
+        freed = 0
+        for token in await self._vectors.claimants(self._tenant):
+            if is_dead(token):
+                freed += await self._vectors.unclaim(self._tenant, token)
+                log.info("indexing: took over the batch of %s, which is no longer running",
+                         token)
+        return freed
+
     async def catch_up(self) -> int:
         """Queue the hot messages that have neither a vector nor a place in the queue (written
         while no embedder was configured, by this process or another); returns how many."""
@@ -142,7 +162,8 @@ class Indexer:
         """Index until the tenant's queue is empty; raise on embedder failure or timeout.
 
         Batches claimed by another indexer (the background task, another process) count as
-        not done yet: this waits for them, and takes them over once their claim goes stale.
+        not done yet: this waits for them, and takes them over once their claim goes stale,
+        or at once when their indexer is known to have died (``take_over_dead``).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         self._scan_due = True  # everything written so far, with or without an embedder
@@ -153,6 +174,8 @@ class Indexer:
             if await self.steps() == 0:
                 if await self._backlog() == 0:
                     return
+                if await self.take_over_dead():
+                    continue
                 await asyncio.sleep(_CLAIMED_POLL_S)
 
     async def steps(self) -> int:
@@ -201,6 +224,8 @@ class Indexer:
         while not stop.is_set():
             try:
                 done = await self.steps()
+                if done == 0 and await self.take_over_dead():
+                    done = 1  # a dead indexer's batches came back: index them now
                 delay = 1.0
             except ProviderError:
                 await pause(stop, delay)

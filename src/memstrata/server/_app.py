@@ -94,12 +94,12 @@ def create_app(target: str, *, settings: Settings | None = None,
 
 
 def _health_routes(app: FastAPI) -> None:
-    @app.get("/healthz", response_model=StatusOut, tags=["health"],
+    @app.get("/healthz", response_model=StatusOut, responses=errors(500), tags=["health"],
              summary="The process is up (no key needed)")
     async def healthz() -> StatusOut:
         return StatusOut(status="ok")
 
-    @app.get("/readyz", response_model=StatusOut, responses=errors(503), tags=["health"],
+    @app.get("/readyz", response_model=StatusOut, responses=errors(500, 503), tags=["health"],
              summary="The database is open and requests are served (no key needed)")
     async def readyz(request: Request) -> StatusOut:
         tenants_of(request)  # NotReady (503) while starting or stopping

@@ -16,7 +16,8 @@ DiskFull                            507     disk_full
 StoreError (DatabaseCorrupt too)    500     store_error
 ==================================  ======  =================
 
-FastAPI's own request validation and Starlette's HTTP errors are answered in the same shape.
+FastAPI's own request validation and Starlette's HTTP errors are answered in the same shape,
+and so is any other exception (a bug): 500 ``internal_error``, its text left to the log.
 """
 
 from __future__ import annotations
@@ -145,6 +146,13 @@ def install_handlers(app: FastAPI) -> None:
         return _answer(exc.status_code, kind, str(exc.detail),
                        headers=dict(exc.headers) if exc.headers else None)
 
+    async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        # A bug rather than a kind of failure: the one body all the same, without the
+        # exception's text (it may show internals); the server logs the traceback.
+        return _answer(500, "internal_error", "the service failed unexpectedly; its log has "
+                       "the details")
+
     app.add_exception_handler(MemstrataError, memstrata_error)
+    app.add_exception_handler(Exception, unexpected_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)

@@ -17,6 +17,7 @@ __all__ = [
     "BODY",
     "MAX_ID",
     "PROVIDER",
+    "STORE",
     "BatchIn",
     "ContextOut",
     "ErrorBody",
@@ -68,7 +69,8 @@ def iso(ns: int) -> str:
 
 class ErrorDetail(BaseModel):
     type: str = Field(description="snake_case kind: invalid_input, not_found, unauthorized, "
-                                  "too_large, provider_error, unavailable, …")
+                                  "too_large, provider_error, unavailable, disk_full, "
+                                  "store_error, internal_error, …")
     message: str
     field: str | None = Field(description="The offending field or parameter, if one is.")
 
@@ -82,7 +84,10 @@ class ErrorBody(BaseModel):
 _DESCRIPTIONS = {401: "No valid API key", 404: "No such session, message or record in "
                  "this tenant", 413: "The body or a field of it is too large",
                  422: "Invalid input (the field is named)",
-                 502: "The model provider failed", 503: "Not ready, or shutting down"}
+                 500: "The database failed (store_error) or the service did (internal_error)",
+                 502: "The model provider failed", 503: "Not ready, or shutting down",
+                 507: "The disk holding the database is full (disk_full): nothing of the "
+                      "request was stored; the same request works once space is freed"}
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -97,8 +102,12 @@ def json_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"description": _DESCRIPTIONS[s], "content": content} for s in statuses}
 
 
-AUTHED = (401, 422, 503)
-"""What every ``/v1`` route may answer: no key, invalid input, not ready."""
+STORE = (500, 507)
+"""What a route that reads or writes the database may answer: it failed, or its disk is full
+(PostgreSQL may need disk even for a read: a large sort spills to a temporary file)."""
+AUTHED = (401, 422, 503, *STORE)
+"""What every ``/v1`` route may answer: no key, invalid input, not ready, and, since each
+one reads or writes the database, ``STORE``."""
 BODY = (413,)
 PROVIDER = (502,)
 

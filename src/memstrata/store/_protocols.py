@@ -96,7 +96,8 @@ class MessageStore(Protocol):
         ...
 
     async def delete_messages(self, tenant: str, session: str, *, keep_summary: bool) -> int:
-        """Delete the session's messages (and its summary unless ``keep_summary``)."""
+        """Delete the session's messages (and its summary unless ``keep_summary``) and end
+        any summary lease on the session, so a run in flight cannot save over the delete."""
         ...
 
     async def remove_session(self, tenant: str, session: str) -> bool: ...
@@ -144,6 +145,17 @@ class VectorStore(Protocol):
         """Give ``worker``'s claimed batch back to the queue."""
         ...
 
+    async def claimants(self, tenant: str | None) -> list[str]:
+        """The claim tokens holding queued messages of the tenant (every tenant for
+        ``None``), each once, sorted: where the indexer looks for a dead worker's batches."""
+        ...
+
+    async def unclaim(self, tenant: str | None, worker: str) -> int:
+        """Give back every queued message of the tenant (every tenant for ``None``) claimed
+        by ``worker``, however recent the claim (its indexer is known to be dead), counting an
+        attempt; other claims are left alone. Returns how many were given back."""
+        ...
+
     async def queue_unindexed(self, tenant: str | None, *, span: int) -> tuple[int, bool]:
         """Queue the hot messages of the tenant (every tenant for ``None``) that have neither a
         vector nor a place in the queue (written while no embedder was indexing), looking only
@@ -183,10 +195,20 @@ class RunStore(Protocol):
     """Summary progress, leases between workers, and back-off after failures."""
 
     async def save(self, tenant: str, session: str, *, kind: str, body: dict[str, object],
-                   cursor: int, now: int, tokens_in: int, tokens_out: int) -> None:
-        """Store the summary and its cursor in one transaction, adding to the token totals;
-        a cursor that reaches the point at which the turns policy flagged the session (see
-        ``flagged``) clears the flag in the same transaction."""
+                   cursor: int, now: int, tokens_in: int, tokens_out: int,
+                   owner: str | None, lease_until: int | None = None) -> bool:
+        """Store the summary and its cursor in one transaction, adding to the token totals,
+        but only when the fence holds in that same transaction: ``owner`` still holds the
+        session's lease (the lease row names it, whether or not its time has passed: nobody
+        took it over) and the stored cursor is not ahead of ``cursor`` (a cursor never
+        moves back). ``owner=None`` says no lease is involved (an import, a tool writing a
+        summary directly): only the cursor rule applies. With an ``owner``, ``lease_until``
+        renews its lease in the same transaction, so a long run keeps it.
+
+        Returns ``True`` when saved, ``False`` when the fence refused the save and nothing at
+        all was written (no summary, no tokens, no renewal). A cursor that reaches the point
+        at which the turns policy flagged the session (see ``flagged``) clears the flag in
+        the same transaction."""
         ...
 
     async def add_tokens(self, tenant: str, session: str, tokens_in: int,
@@ -202,6 +224,12 @@ class RunStore(Protocol):
 
     async def release(self, tenant: str, session: str, owner: str) -> None:
         """Drop ``owner``'s lease (a lease held by someone else is left alone)."""
+        ...
+
+    async def lease_holder(self, tenant: str, session: str) -> str | None:
+        """The owner named on the session's lease, expired or not; ``None`` when nobody holds
+        it. A worker that finds the holder dead drops its lease with ``release(tenant,
+        session, holder)``, which leaves a lease taken by anyone else since alone."""
         ...
 
     async def failed(self, tenant: str, session: str, error: str, *, now: int,

@@ -2,7 +2,8 @@
 
 ``summarise`` holds the pure parts and the per-chunk loop; this module decides which path a
 session takes, saves progress through the store (summary and cursor in one transaction), keeps
-two workers off the same session with an expiring lease, and backs a failing session off.
+two workers off the same session with an expiring lease (taken over at once when its holder
+provably died on this machine), and backs a failing session off.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 from .._background import pause, worker_id
 from .._ingest import is_temp
+from .._liveness import is_dead
 from ..config import Settings
 from ..errors import ProviderError, SummaryFailed
 from ..providers import LLM
@@ -78,6 +80,23 @@ class SummaryRunner:
         summary, _ = await self._run(tenant, session, include_window=include_window, wait=wait)
         return summary
 
+    async def _lease(self, tenant: str, session: str) -> bool:
+        """Take the session's lease. When another owner holds it and that owner is provably
+        a process of this machine that no longer runs (``is_dead``), drop its lease, only
+        while it still holds it, and try once more instead of waiting out its expiry."""
+        runs = self._store.runs
+        if await runs.lease(tenant, session, self.owner, now=self._clock(),
+                            until=self._clock() + LEASE_TTL_NS):
+            return True
+        holder = await runs.lease_holder(tenant, session)
+        if holder is None or holder == self.owner or not is_dead(holder):
+            return False
+        log.info("summary of %s/%s: took over the lease of %s, which is no longer running",
+                 tenant, session, holder)
+        await runs.release(tenant, session, holder)
+        return await runs.lease(tenant, session, self.owner, now=self._clock(),
+                                until=self._clock() + LEASE_TTL_NS)
+
     async def _run(self, tenant: str, session: str, *, include_window: bool,
                    wait: bool) -> tuple[Summary | None, bool]:
         """``summarize``, also saying whether this call saved a summary (``False`` when
@@ -86,8 +105,7 @@ class SummaryRunner:
             return None, False
         runs = self._store.runs
         while True:
-            while not await runs.lease(tenant, session, self.owner, now=self._clock(),
-                                       until=self._clock() + LEASE_TTL_NS):
+            while not await self._lease(tenant, session):
                 if not wait:
                     return await self._store.get_summary(tenant, session), False
                 await asyncio.sleep(_LEASE_POLL_S)
@@ -105,22 +123,19 @@ class SummaryRunner:
             finally:
                 await runs.release(tenant, session, self.owner)
 
-    async def _fenced_save(self, tenant: str, session: str, expected: int | None, *,
-                           kind: str, body: dict[str, Any], cursor: int, tokens_in: int,
+    async def _fenced_save(self, tenant: str, session: str, *, kind: str,
+                           body: dict[str, Any], cursor: int, tokens_in: int,
                            tokens_out: int) -> None:
         """Save only while this worker still holds the lease (renewing it) and the stored
-        cursor is still ``expected`` (the one this run started from or last saved), so a
-        worker whose lease was taken over never writes over the newer summary or moves the
-        cursor back; raises ``_Overtaken`` otherwise."""
+        cursor is not ahead of ``cursor``, checked by the store in the save's own
+        transaction, so a worker whose lease was taken over never writes over the newer
+        summary or moves the cursor back; raises ``_Overtaken`` otherwise."""
         now = self._clock()
-        if not await self._store.runs.lease(tenant, session, self.owner, now=now,
-                                            until=now + LEASE_TTL_NS):
+        if not await self._store.runs.save(tenant, session, kind=kind, body=body,
+                                           cursor=cursor, now=now, tokens_in=tokens_in,
+                                           tokens_out=tokens_out, owner=self.owner,
+                                           lease_until=now + LEASE_TTL_NS):
             raise _Overtaken
-        stored = await self._store.get_summary(tenant, session)
-        if (stored.cursor if stored is not None else None) != expected:
-            raise _Overtaken
-        await self._store.runs.save(tenant, session, kind=kind, body=body, cursor=cursor,
-                                    now=now, tokens_in=tokens_in, tokens_out=tokens_out)
 
     async def tick(self, tenant: str | None) -> int:
         """One scheduled pass: summarise every due session (``None``: every tenant). Returns
@@ -167,15 +182,11 @@ class SummaryRunner:
         if current is None and not messages:
             return None, False
 
-        expected = [current.cursor if current is not None else None]
-
         async def save(body: dict[str, Any], cursor: int, tokens_in: int,
                        tokens_out: int) -> None:
             # Renewing the lease at every chunk keeps a long run's lease alive.
-            await self._fenced_save(tenant, session, expected[0], kind=body_kind(body),
-                                    body=body, cursor=cursor, tokens_in=tokens_in,
-                                    tokens_out=tokens_out)
-            expected[0] = cursor
+            await self._fenced_save(tenant, session, kind=body_kind(body), body=body,
+                                    cursor=cursor, tokens_in=tokens_in, tokens_out=tokens_out)
 
         try:
             result = await run_summary(llm, settings=self._settings, previous=current,
@@ -200,9 +211,8 @@ class SummaryRunner:
         if current is not None and current.cursor is None:
             # An imported summary without a cursor covers everything written so far.
             newest = window[-1].id if window else 0
-            await self._fenced_save(tenant, session, None, kind=current.kind,
-                                    body=current.body, cursor=newest, tokens_in=0,
-                                    tokens_out=0)
+            await self._fenced_save(tenant, session, kind=current.kind, body=current.body,
+                                    cursor=newest, tokens_in=0, tokens_out=0)
             current = await self._store.get_summary(tenant, session)
             fixed = True
             if not include_window:
@@ -217,7 +227,7 @@ class SummaryRunner:
             previous = (current.body if current.kind == "digest"
                         else {"text": json.dumps(current.body, ensure_ascii=False)})
         body = digest_body(previous, pending, self._tz, self._settings.max_content_chars)
-        await self._fenced_save(tenant, session, cursor, kind="digest", body=body,
+        await self._fenced_save(tenant, session, kind="digest", body=body,
                                 cursor=pending[-1].id, tokens_in=0, tokens_out=0)
         return await self._store.get_summary(tenant, session), True
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from ..store import Store
 from ..types import RunState, Summary
 from ._common import OFF, T0, Check, pairs, turns
+from ._save_fence import FENCE_CHECKS
 
 __all__ = ["RUN_CHECKS"]
 
@@ -16,9 +17,11 @@ _NO_RUN = RunState(failures=0, retry_at=None, last_error=None)
 
 
 async def _save(store: Store, tenant: str, session: str, cursor: int, *, text: str = "x",
-                now: int = T0, tokens: tuple[int, int] = (0, 0)) -> None:
-    await store.runs.save(tenant, session, kind="llm", body={"text": text, "upto": cursor},
-                          cursor=cursor, now=now, tokens_in=tokens[0], tokens_out=tokens[1])
+                now: int = T0, tokens: tuple[int, int] = (0, 0)) -> bool:
+    """A save with no lease involved; ``False`` when the stored cursor was ahead."""
+    return await store.runs.save(tenant, session, kind="llm",
+                                 body={"text": text, "upto": cursor}, cursor=cursor, now=now,
+                                 tokens_in=tokens[0], tokens_out=tokens[1], owner=None)
 
 
 def _after(failures: int, now: int) -> int:
@@ -30,12 +33,13 @@ async def check_save_summary_cursor_tokens(store: Store) -> None:
     """``save`` replaces the summary's body, kind and cursor, stamps it with ``now`` and adds
     the tokens to the totals; nothing leaks to another tenant's session of the same id."""
     out = await store.append("t", "s", pairs(5), now=T0, policy=OFF)
-    await _save(store, "t", "s", out[2].id, text="first", now=T0 + 5, tokens=(10, 3))
+    assert await _save(store, "t", "s", out[2].id, text="first", now=T0 + 5, tokens=(10, 3))
     assert await store.get_summary("t", "s") == Summary(
         session="s", kind="llm", body={"text": "first", "upto": out[2].id}, cursor=out[2].id,
         created_at=T0 + 5, tokens_in=10, tokens_out=3)
-    await store.runs.save("t", "s", kind="digest", body={"text": "second"}, cursor=out[4].id,
-                          now=T0 + 9, tokens_in=4, tokens_out=2)
+    assert await store.runs.save("t", "s", kind="digest", body={"text": "second"},
+                                 cursor=out[4].id, now=T0 + 9, tokens_in=4, tokens_out=2,
+                                 owner=None)
     assert await store.get_summary("t", "s") == Summary(
         session="s", kind="digest", body={"text": "second"}, cursor=out[4].id,
         created_at=T0 + 9, tokens_in=14, tokens_out=5)
@@ -225,5 +229,5 @@ RUN_CHECKS: Sequence[Check] = (
     check_add_tokens_needs_summary, check_lease_one_owner, check_lease_expired_taken_over,
     check_lease_release_by_owner_only, check_failed_counts_and_backs_off, check_succeeded_clears,
     check_due_pending_sessions, check_due_skips_backed_off, check_due_tenant_filter,
-    check_flagged_until_summarised,
+    check_flagged_until_summarised, *FENCE_CHECKS,
 )

@@ -25,16 +25,23 @@ class PostgresRuns:
         self._db = db
 
     async def save(self, tenant: str, session: str, *, kind: str, body: dict[str, Any],
-                   cursor: int, now: int, tokens_in: int, tokens_out: int) -> None:
-        """Store the summary and its cursor in one transaction, adding to the token totals;
-        a turns-policy flag that the cursor has reached is cleared in it too."""
-        params = (tenant, session, kind, json.dumps(body, ensure_ascii=False), cursor, now,
-                  tokens_in, tokens_out)
+                   cursor: int, now: int, tokens_in: int, tokens_out: int,
+                   owner: str | None, lease_until: int | None = None) -> bool:
+        """Store the summary and its cursor, adding to the token totals, when ``owner`` holds
+        the session's lease (``None``: no lease involved) and the stored cursor is not ahead
+        of ``cursor``; the holder's lease is renewed to ``lease_until`` and a turns-policy
+        flag that the cursor has reached is cleared too. One statement in one transaction
+        (a deadlock with another writer is retried whole). ``False``: the fence held, nothing
+        was written."""
+        params = {"tenant": tenant, "session": session, "kind": kind,
+                  "body": json.dumps(body, ensure_ascii=False), "cursor": cursor, "now": now,
+                  "tokens_in": tokens_in, "tokens_out": tokens_out, "owner": owner,
+                  "until": lease_until}
 
-        async def write(c: Conn) -> None:
-            await c.execute(sql.SAVE_SUMMARY_ADDING_TOKENS, params)
-            await c.execute(sql.CLEAR_SUMMARY_DUE, (tenant, session, cursor))
-        await self._db.write(write)
+        async def write(c: Conn) -> bool:
+            cur = await c.execute(sql.SAVE_SUMMARY_FENCED, params)
+            return await cur.fetchone() is not None
+        return await self._db.write(write)
 
     async def add_tokens(self, tenant: str, session: str, tokens_in: int,
                          tokens_out: int) -> None:
@@ -53,6 +60,11 @@ class PostgresRuns:
 
     async def release(self, tenant: str, session: str, owner: str) -> None:
         await self._db.fetch(sql.DROP_LEASE, (tenant, session, owner))
+
+    async def lease_holder(self, tenant: str, session: str) -> str | None:
+        """The owner named on the session's lease (expired or not), or ``None``."""
+        rows = await self._db.fetch(sql.SELECT_LEASE_HOLDER, (tenant, session))
+        return None if not rows or rows[0][0] is None else str(rows[0][0])
 
     async def failed(self, tenant: str, session: str, error: str, *, now: int,
                      retry_at_for: Callable[[int, int], int]) -> int:

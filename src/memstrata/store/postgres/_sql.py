@@ -276,14 +276,40 @@ ORDER BY s.tenant, s.id LIMIT 20"""
 
 # -- summary runs ----------------------------------------------------------------------------
 
-SAVE_SUMMARY_ADDING_TOKENS = """
-INSERT INTO summaries (tenant, session, kind, body, cursor, created_at, tokens_in, tokens_out)
-VALUES (%s, %s, %s, %s::json, %s, %s, %s, %s)
-ON CONFLICT (tenant, session) DO UPDATE SET
-    kind = excluded.kind, body = excluded.body, cursor = excluded.cursor,
-    created_at = excluded.created_at,
-    tokens_in = summaries.tokens_in + excluded.tokens_in,
-    tokens_out = summaries.tokens_out + excluded.tokens_out"""
+# A fenced save in one statement (one round trip): the summary is written only when
+# %(owner)s holds the session's lease (NULL: no lease involved) and the stored cursor is not
+# ahead of the new one; then, and only then, the holder's lease is renewed and the turns
+# policy's flag cleared if the cursor reached it. The lease row is locked first, so a worker
+# taking the lease over waits for this save or makes it write nothing. Returns one row when
+# the summary was written.
+SAVE_SUMMARY_FENCED = """
+WITH held AS (
+    SELECT 1 FROM summary_runs
+    WHERE tenant = %(tenant)s AND session = %(session)s AND lease_owner = %(owner)s
+    FOR UPDATE
+), saved AS (
+    INSERT INTO summaries (tenant, session, kind, body, cursor, created_at, tokens_in,
+                           tokens_out)
+    SELECT %(tenant)s, %(session)s, %(kind)s, %(body)s::json, %(cursor)s, %(now)s,
+           %(tokens_in)s, %(tokens_out)s
+    WHERE %(owner)s::text IS NULL OR EXISTS (SELECT 1 FROM held)
+    ON CONFLICT (tenant, session) DO UPDATE SET
+        kind = excluded.kind, body = excluded.body, cursor = excluded.cursor,
+        created_at = excluded.created_at,
+        tokens_in = summaries.tokens_in + excluded.tokens_in,
+        tokens_out = summaries.tokens_out + excluded.tokens_out
+    WHERE summaries.cursor IS NULL OR summaries.cursor <= excluded.cursor
+    RETURNING 1
+), renewed AS (
+    UPDATE summary_runs SET lease_until = %(until)s
+    WHERE tenant = %(tenant)s AND session = %(session)s AND lease_owner = %(owner)s
+      AND %(until)s::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM saved)
+), cleared AS (
+    UPDATE sessions SET summary_due = 0
+    WHERE tenant = %(tenant)s AND id = %(session)s AND summary_due BETWEEN 1 AND %(cursor)s
+      AND EXISTS (SELECT 1 FROM saved)
+)
+SELECT 1 FROM saved"""
 
 ADD_SUMMARY_TOKENS = """
 UPDATE summaries SET tokens_in = tokens_in + %s, tokens_out = tokens_out + %s
@@ -308,6 +334,14 @@ DROP_LEASE = """
 UPDATE summary_runs SET lease_owner = NULL, lease_until = NULL
 WHERE tenant = %s AND session = %s AND lease_owner = %s"""
 
+# Whoever holds it: deleting a session's messages ends any summary run in flight (its save is
+# fenced on the lease, so it cannot write back a summary of what was just deleted).
+END_LEASE = """
+UPDATE summary_runs SET lease_owner = NULL, lease_until = NULL
+WHERE tenant = %s AND session = %s AND lease_owner IS NOT NULL"""
+
+SELECT_LEASE_HOLDER = "SELECT lease_owner FROM summary_runs WHERE tenant = %s AND session = %s"
+
 RECORD_FAILURE = """
 INSERT INTO summary_runs (tenant, session, failures, retry_at, last_error)
 VALUES (%s, %s, 1, %s, %s)
@@ -321,10 +355,6 @@ SET_RETRY_AT = "UPDATE summary_runs SET retry_at = %s WHERE tenant = %s AND sess
 RECORD_SUCCESS = """
 UPDATE summary_runs SET failures = 0, retry_at = NULL, last_error = NULL
 WHERE tenant = %s AND session = %s"""
-
-CLEAR_SUMMARY_DUE = """
-UPDATE sessions SET summary_due = 0
-WHERE tenant = %s AND id = %s AND summary_due BETWEEN 1 AND %s"""
 
 SELECT_RUN_STATE = """
 SELECT failures, retry_at, last_error FROM summary_runs WHERE tenant = %s AND session = %s"""

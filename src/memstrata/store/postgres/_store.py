@@ -97,6 +97,7 @@ class PostgresStore:
             await c.execute(vsql.BUMP_VECTOR_VERSION, (tenant, session))
             if not keep_summary:
                 await c.execute(sql.DELETE_SUMMARY, (tenant, session))
+            await c.execute(sql.END_LEASE, (tenant, session))
             return int(n)
         return await self._db.write(body)
 

@@ -2,9 +2,10 @@
 
 Indexers in several processes share the queue: a claim takes the oldest entries with ``FOR
 UPDATE SKIP LOCKED`` (two claims never wait on or take each other's rows; a claim older than
-``stale_before`` may be taken over), embedding happens outside any transaction, and ``put``
-stores vectors only for the entries it still holds, deleting them from the queue in the same
-statement, so a message forgotten, compacted or taken over meanwhile never gets a vector.
+``stale_before`` may be taken over, and one whose indexer is known to be dead is given back at
+once with ``unclaim``), embedding happens outside any transaction, and ``put`` stores vectors
+only for the entries it still holds, deleting them from the queue in the same statement, so a
+message forgotten, compacted or taken over meanwhile never gets a vector.
 
 Vectors are stored in a pgvector ``vector`` column when the server had the extension at the
 first migration, else as raw little-endian float32 bytes; either way they cross the seam as
@@ -76,6 +77,18 @@ class PostgresVectors:
         async def body(c: Conn) -> None:
             await c.execute(vsql.RELEASE_CLAIMS, (worker,))
         await self._db.write(body)
+
+    async def claimants(self, tenant: str | None) -> list[str]:
+        """The claim tokens holding the tenant's queued messages (every tenant for ``None``)."""
+        rows = await self._db.fetch(vsql.SELECT_CLAIMANTS, {"tenant": tenant})
+        return [str(r[0]) for r in rows]
+
+    async def unclaim(self, tenant: str | None, worker: str) -> int:
+        """Give back the tenant's messages claimed by ``worker`` (a dead indexer's batch)."""
+        async def body(c: Conn) -> int:
+            cur = await c.execute(vsql.UNCLAIM_WORKER, {"tenant": tenant, "worker": worker})
+            return int(cur.rowcount)
+        return await self._db.write(body)
 
     async def queue_unindexed(self, tenant: str | None, *, span: int) -> tuple[int, bool]:
         """Queue hot messages above the tenant's mark that have no vector and no place in the

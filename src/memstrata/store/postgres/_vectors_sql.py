@@ -58,6 +58,15 @@ RELEASE_CLAIMS = """
 UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
 WHERE claimed_by = %s"""
 
+# Who holds claims (the indexer checks whether they are alive), and a dead one's give-back.
+SELECT_CLAIMANTS = """
+SELECT DISTINCT claimed_by FROM index_queue
+WHERE claimed_by IS NOT NULL AND (%(tenant)s::text IS NULL OR tenant = %(tenant)s)
+ORDER BY claimed_by"""
+UNCLAIM_WORKER = """
+UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
+WHERE claimed_by = %(worker)s AND (%(tenant)s::text IS NULL OR tenant = %(tenant)s)"""
+
 COUNT_BACKLOG_SESSION = "SELECT count(*) FROM index_queue WHERE tenant = %s AND session = %s"
 COUNT_BACKLOG_TENANT = "SELECT count(*) FROM index_queue WHERE tenant = %s"
 COUNT_BACKLOG_ALL = "SELECT count(*) FROM index_queue"

@@ -21,16 +21,30 @@ class SQLiteRuns:
         self._db = db
 
     async def save(self, tenant: str, session: str, *, kind: str, body: dict[str, Any],
-                   cursor: int, now: int, tokens_in: int, tokens_out: int) -> None:
-        """Store the summary and its cursor in one transaction, adding to the token totals;
-        a turns-policy flag that the cursor has reached is cleared in it too."""
+                   cursor: int, now: int, tokens_in: int, tokens_out: int,
+                   owner: str | None, lease_until: int | None = None) -> bool:
+        """Store the summary and its cursor in one transaction, adding to the token totals,
+        when ``owner`` holds the session's lease (``None``: no lease involved) and the stored
+        cursor is not ahead of ``cursor``; the holder's lease is renewed to ``lease_until``
+        and a turns-policy flag that the cursor has reached is cleared in it too. ``False``:
+        the fence held, nothing was written."""
         params = (tenant, session, kind, json.dumps(body, ensure_ascii=False), cursor, now,
                   tokens_in, tokens_out)
 
-        def body_fn(c: sqlite3.Connection) -> None:
-            c.execute(sql.SAVE_SUMMARY_ADDING_TOKENS, params)
+        def body_fn(c: sqlite3.Connection) -> bool:
+            # The write transaction holds the database's write lock from its start, so what
+            # is read here cannot change before the writes below commit.
+            if owner is not None:
+                row = c.execute(sql.SELECT_LEASE_OWNER, (tenant, session)).fetchone()
+                if row is None or row[0] != owner:
+                    return False
+            if c.execute(sql.SAVE_SUMMARY_ADDING_TOKENS, params).rowcount == 0:
+                return False  # the stored cursor is ahead: nothing was written
+            if owner is not None and lease_until is not None:
+                c.execute(sql.RENEW_SAVE_LEASE, (lease_until, tenant, session, owner))
             c.execute(sql.CLEAR_SUMMARY_DUE, (tenant, session, cursor))
-        await self._db.write(body_fn)
+            return True
+        return await self._db.write(body_fn)
 
     async def add_tokens(self, tenant: str, session: str, tokens_in: int,
                          tokens_out: int) -> None:
@@ -51,6 +65,12 @@ class SQLiteRuns:
 
     async def release(self, tenant: str, session: str, owner: str) -> None:
         await self._db.write(lambda c: c.execute(sql.DROP_LEASE, (tenant, session, owner)).close())
+
+    async def lease_holder(self, tenant: str, session: str) -> str | None:
+        """The owner named on the session's lease (expired or not), or ``None``."""
+        row = await self._db.read(lambda c: c.execute(
+            sql.SELECT_LEASE_OWNER, (tenant, session)).fetchone())
+        return None if row is None or row[0] is None else str(row[0])
 
     async def failed(self, tenant: str, session: str, error: str, *, now: int,
                      retry_at_for: Callable[[int, int], int]) -> int:

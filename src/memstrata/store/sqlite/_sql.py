@@ -224,6 +224,20 @@ RELEASE_CLAIMS = """
 UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
 WHERE claimed_by = ?"""
 
+# Who holds claims (the indexer checks whether they are alive), and a dead one's give-back;
+# one tenant's through the queue's tenant index, so another tenant's backlog is not scanned.
+SELECT_CLAIMANTS_TENANT = """
+SELECT DISTINCT claimed_by FROM index_queue
+WHERE tenant = ? AND claimed_by IS NOT NULL ORDER BY claimed_by"""
+SELECT_CLAIMANTS_ALL = """
+SELECT DISTINCT claimed_by FROM index_queue WHERE claimed_by IS NOT NULL ORDER BY claimed_by"""
+UNCLAIM_WORKER_TENANT = """
+UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
+WHERE tenant = ? AND claimed_by = ?"""
+UNCLAIM_WORKER_ALL = """
+UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
+WHERE claimed_by = ?"""
+
 COUNT_BACKLOG_SESSION = "SELECT count(*) FROM index_queue WHERE tenant = ? AND session = ?"
 COUNT_BACKLOG_TENANT = "SELECT count(*) FROM index_queue WHERE tenant = ?"
 COUNT_BACKLOG_ALL = "SELECT count(*) FROM index_queue"
@@ -274,6 +288,8 @@ ON CONFLICT (tenant) DO UPDATE SET upto = max(upto, excluded.upto)"""
 
 # -- summary runs ----------------------------------------------------------------------------
 
+# A cursor never moves back: a stored cursor ahead of the new one leaves the row as it is (no
+# change counted, which is how ``save`` learns its fence held back the write).
 SAVE_SUMMARY_ADDING_TOKENS = """
 INSERT INTO summaries (tenant, session, kind, body, cursor, created_at, tokens_in, tokens_out)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -281,7 +297,13 @@ ON CONFLICT (tenant, session) DO UPDATE SET
     kind = excluded.kind, body = excluded.body, cursor = excluded.cursor,
     created_at = excluded.created_at,
     tokens_in = tokens_in + excluded.tokens_in,
-    tokens_out = tokens_out + excluded.tokens_out"""
+    tokens_out = tokens_out + excluded.tokens_out
+WHERE summaries.cursor IS NULL OR summaries.cursor <= excluded.cursor"""
+
+# The lease holder's renewal once its fenced save went through (the holder is read with
+# SELECT_LEASE_OWNER inside the same write transaction).
+RENEW_SAVE_LEASE = """
+UPDATE summary_runs SET lease_until = ? WHERE tenant = ? AND session = ? AND lease_owner = ?"""
 
 ADD_SUMMARY_TOKENS = """
 UPDATE summaries SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?
@@ -303,6 +325,12 @@ SELECT_LEASE_OWNER = "SELECT lease_owner FROM summary_runs WHERE tenant = ? AND 
 DROP_LEASE = """
 UPDATE summary_runs SET lease_owner = NULL, lease_until = NULL
 WHERE tenant = ? AND session = ? AND lease_owner = ?"""
+
+# Whoever holds it: deleting a session's messages ends any summary run in flight (its save is
+# fenced on the lease, so it cannot write back a summary of what was just deleted).
+END_LEASE = """
+UPDATE summary_runs SET lease_owner = NULL, lease_until = NULL
+WHERE tenant = ? AND session = ? AND lease_owner IS NOT NULL"""
 
 RECORD_FAILURE = """
 INSERT INTO summary_runs (tenant, session, failures, retry_at, last_error) VALUES (?, ?, 1, ?, ?)

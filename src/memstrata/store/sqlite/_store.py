@@ -89,6 +89,7 @@ class SQLiteStore:
             c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
             if not keep_summary:
                 c.execute(sql.DELETE_SUMMARY, (tenant, session))
+            c.execute(sql.END_LEASE, (tenant, session))
             return int(n)
         return await self._db.write(body)
 

@@ -1,10 +1,11 @@
 """Vector storage and the indexer's queue on SQLite.
 
 The indexer claims a batch of queued messages (a claim older than ``stale_after`` may be taken
-over, so a crashed indexer's batch is not lost), embeds them outside any transaction, then
-stores the vectors only for messages that still exist, are still hot and are still claimed by
-it — so a message forgotten or compacted meanwhile never gets a vector, and no message is
-embedded twice by two indexers.
+over, so a crashed indexer's batch is not lost; one whose indexer is known to be dead is given
+back at once with ``unclaim``), embeds them outside any transaction, then stores the vectors
+only for messages that still exist, are still hot and are still claimed by it — so a message
+forgotten or compacted meanwhile never gets a vector, and no message is embedded twice by two
+indexers.
 """
 
 from __future__ import annotations
@@ -84,6 +85,23 @@ class SQLiteVectors:
         def body(c: sqlite3.Connection) -> None:
             c.execute(sql.RELEASE_CLAIMS, (worker,))
         await self._db.write(body)
+
+    async def claimants(self, tenant: str | None) -> list[str]:
+        """The claim tokens holding the tenant's queued messages (every tenant for ``None``)."""
+        if tenant is None:
+            rows = await self._db.read(lambda c: c.execute(sql.SELECT_CLAIMANTS_ALL).fetchall())
+        else:
+            rows = await self._db.read(lambda c: c.execute(sql.SELECT_CLAIMANTS_TENANT,
+                                                           (tenant,)).fetchall())
+        return [str(r[0]) for r in rows]
+
+    async def unclaim(self, tenant: str | None, worker: str) -> int:
+        """Give back the tenant's messages claimed by ``worker`` (a dead indexer's batch)."""
+        def body(c: sqlite3.Connection) -> int:
+            if tenant is None:
+                return int(c.execute(sql.UNCLAIM_WORKER_ALL, (worker,)).rowcount)
+            return int(c.execute(sql.UNCLAIM_WORKER_TENANT, (tenant, worker)).rowcount)
+        return await self._db.write(body)
 
     async def backlog(self, tenant: str, session: str | None = None) -> int:
         if session is None:
