@@ -1,10 +1,12 @@
 """What memstrata is compared with: the raw FTS5 insert limit and two existing designs.
 
-* ``raw_fts5_prepared_load``: plain ``sqlite3`` storing the same messages and indexing the same
-  prepared texts memstrata indexes (CJK runs as 2-character pairs) in a contentless FTS5
-  table, WAL, one transaction where memstrata commits one (each ``add_many`` call): what
-  SQLite itself needs for these texts at this durability. The write-path target is set
-  against it.
+* ``RawPrepared``: plain ``sqlite3`` storing the same messages and indexing the same texts
+  memstrata indexes (CJK runs as 2-character pairs) in a contentless FTS5 table, WAL, one
+  transaction where memstrata commits one (each ``add_many`` call): what SQLite itself needs
+  for these texts at this durability. With ``prepare_in_load`` it makes the pair text from
+  the messages as written inside its timed load, with memstrata's batch function: the raw
+  load of the same texts, which the write-path target is set against. Without it the pair
+  text is handed over ready-made (made before the clock): SQLite's floor, reported beside.
 * ``raw_fts5_load``: the message text as written (a CJK run is then one unsearchable token),
   10,000 rows per transaction: the plain physical limit, reported beside it.
 * ``SeedStore``: the aiosqlite conversation store of seed 003, reimplemented as written there:

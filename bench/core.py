@@ -5,9 +5,11 @@
 One run generates a deterministic corpus (see ``_corpus.py``), loads it into memstrata with
 ``add_many`` and measures, side by side on the same machine and the same texts:
 
-* ``add_many`` throughput and database size, against raw FTS5 holding the same texts (as
-  memstrata indexes them, committed where it commits; the two loads take turns in blocks of
-  calls, so both meet the same machine load) and the plain texts;
+* ``add_many`` throughput and database size, against raw FTS5 loads of the same texts: one
+  that starts from the messages as written and builds the same index (CJK pairs) with the same
+  commits, the target's baseline; one handed the pair text ready-made, SQLite's floor; and the
+  plain texts in large transactions. The loads and ``add_many`` take turns in blocks of calls,
+  so all meet the same machine load;
 * ``add`` (one message per commit) against seed 003's ``save_turn`` and LangChain's
   ``add_messages``;
 * ``context()`` p50/p99 against seed 003's ``load_context(limit=20)`` and LangChain's
@@ -467,13 +469,13 @@ def table_rows(res: Results) -> list[list[str]]:
     prep, raw = r.get("raw_fts5_prepared_insert"), r.get("raw_fts5_insert")
     preparing = r.get("raw_fts5_preparing_insert")
     rows.append(["add_many throughput", _fmt_rate(am),
-                 f"raw FTS5, same prepared texts and commits {_fmt_rate(prep)}",
-                 ratio(am, prep, "of raw"), f"≥ {TARGET_ADD_MANY_RATIO}x raw",
-                 _yes(am is not None and prep is not None
-                      and am >= TARGET_ADD_MANY_RATIO * prep)])
+                 f"raw FTS5, same texts, index and commits {_fmt_rate(preparing)}",
+                 ratio(am, preparing, "of raw"), f"≥ {TARGET_ADD_MANY_RATIO}x raw",
+                 _yes(am is not None and preparing is not None
+                      and am >= TARGET_ADD_MANY_RATIO * preparing)])
     rows.append(["add_many throughput", _fmt_rate(am),
-                 f"raw FTS5, same texts, pair text made in the load {_fmt_rate(preparing)}",
-                 ratio(am, preparing, "of raw"), "", ""])
+                 f"raw FTS5, pair text handed over ready {_fmt_rate(prep)}",
+                 ratio(am, prep, "of raw"), "", ""])
     rows.append(["add_many throughput", _fmt_rate(am),
                  f"raw FTS5, plain texts, 10k rows/commit {_fmt_rate(raw)}",
                  ratio(am, raw, "of raw"), "", ""])

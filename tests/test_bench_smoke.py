@@ -24,7 +24,9 @@ def test_core_benchmark_small(tmp_path: Path) -> None:
                    "search in a session p95", "search across tenant p95"):
         assert any(line.startswith(f"| {metric}") for line in table), metric
     # Every baseline ran: none is skipped with a note.
-    for baseline in ("raw FTS5, same prepared texts", "raw FTS5, plain texts",
+    for baseline in ("raw FTS5, same texts, index and commits",
+                     "raw FTS5, pair text handed over ready", "raw FTS5, same prepared texts",
+                     "raw FTS5, plain texts",
                      "seed-003 load_context", "LangChain .messages", "LangChain add_messages"):
         assert any(baseline in line for line in table), baseline
     assert "skipped" not in proc.stdout
