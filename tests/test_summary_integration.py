@@ -172,6 +172,20 @@ async def test_two_processes_never_summarise_a_session_at_once(db_path: str) -> 
         assert len(server.requests) == 1
 
 
+async def test_two_runs_of_one_process_never_summarise_a_session_at_once(db_path: str) -> None:
+    # The scheduler and a user's summarize() in one process: each run leases under its own
+    # token, so the second waits for the first instead of sending the same messages again.
+    with LLMServer(default_text=GOOD) as server:
+        server.script(*[Reply(text=GOOD, delay=0.5)] * 4)
+        async with Memory.open(db_path, settings=SETTINGS, background=False,
+                               llm=_llm(server)) as mem:
+            await mem.add_many("s", _items(10))
+            first, second = await asyncio.gather(mem.summarize("s"), mem.summarize("s"))
+            assert first == second == json.loads(GOOD)
+        sent = [marker for request in _sent(server) for marker in request]
+        assert sent and len(sent) == len(set(sent)), sent  # no message went to the model twice
+
+
 async def test_relevance_filter_with_a_decision_model(db_path: str) -> None:
     decision = FakeLLM(default=json.dumps({"key_decisions": [], "past_discussions": [],
                                            "current_discussion": False}))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import json
 import logging
 from collections.abc import Callable
@@ -56,6 +57,9 @@ class SummaryRunner:
         self._clock = clock
         self._tz = ZoneInfo(settings.timezone)
         self.owner = worker_id()
+        # Each run leases under its own token (the worker's name and a run number), so two
+        # runs of one process on one session keep each other out as two processes do.
+        self._run_numbers = itertools.count(1)
 
     async def relevant(self, tenant: str, summary: Summary, query: str) -> Summary | None:
         """``summary`` cut to the entries relevant to ``query`` by the decision model
@@ -80,21 +84,21 @@ class SummaryRunner:
         summary, _ = await self._run(tenant, session, include_window=include_window, wait=wait)
         return summary
 
-    async def _lease(self, tenant: str, session: str) -> bool:
+    async def _lease(self, tenant: str, session: str, owner: str) -> bool:
         """Take the session's lease. When another owner holds it and that owner is provably
         a process of this machine that no longer runs (``is_dead``), drop its lease, only
         while it still holds it, and try once more instead of waiting out its expiry."""
         runs = self._store.runs
-        if await runs.lease(tenant, session, self.owner, now=self._clock(),
+        if await runs.lease(tenant, session, owner, now=self._clock(),
                             until=self._clock() + LEASE_TTL_NS):
             return True
         holder = await runs.lease_holder(tenant, session)
-        if holder is None or holder == self.owner or not is_dead(holder):
+        if holder is None or holder == owner or not is_dead(holder):
             return False
         log.info("summary of %s/%s: took over the lease of %s, which is no longer running",
                  tenant, session, holder)
         await runs.release(tenant, session, holder)
-        return await runs.lease(tenant, session, self.owner, now=self._clock(),
+        return await runs.lease(tenant, session, owner, now=self._clock(),
                                 until=self._clock() + LEASE_TTL_NS)
 
     async def _run(self, tenant: str, session: str, *, include_window: bool,
@@ -104,15 +108,17 @@ class SummaryRunner:
         if is_temp(session):
             return None, False
         runs = self._store.runs
+        owner = f"{self.owner}#run{next(self._run_numbers)}"
         while True:
-            while not await self._lease(tenant, session):
+            while not await self._lease(tenant, session, owner):
                 if not wait:
                     return await self._store.get_summary(tenant, session), False
                 await asyncio.sleep(_LEASE_POLL_S)
             try:
                 if self.llm is None:
-                    return await self._digest(tenant, session, include_window=include_window)
-                return await self._llm_run(tenant, session, self.llm)
+                    return await self._digest(tenant, session, owner,
+                                              include_window=include_window)
+                return await self._llm_run(tenant, session, owner, self.llm)
             except _Overtaken:
                 log.info("summary of %s/%s: another worker took over; this run stopped",
                          tenant, session)
@@ -121,19 +127,19 @@ class SummaryRunner:
                 # A caller who waits (summarize(), reset()) gets an up-to-date summary:
                 # take the lease again and go on from the other worker's cursor.
             finally:
-                await runs.release(tenant, session, self.owner)
+                await runs.release(tenant, session, owner)
 
-    async def _fenced_save(self, tenant: str, session: str, *, kind: str,
+    async def _fenced_save(self, tenant: str, session: str, owner: str, *, kind: str,
                            body: dict[str, Any], cursor: int, tokens_in: int,
                            tokens_out: int) -> None:
-        """Save only while this worker still holds the lease (renewing it) and the stored
+        """Save only while this run (``owner``) still holds the lease (renewing it) and the stored
         cursor is not ahead of ``cursor``, checked by the store in the save's own
         transaction, so a worker whose lease was taken over never writes over the newer
         summary or moves the cursor back; raises ``_Overtaken`` otherwise."""
         now = self._clock()
         if not await self._store.runs.save(tenant, session, kind=kind, body=body,
                                            cursor=cursor, now=now, tokens_in=tokens_in,
-                                           tokens_out=tokens_out, owner=self.owner,
+                                           tokens_out=tokens_out, owner=owner,
                                            lease_until=now + LEASE_TTL_NS):
             raise _Overtaken
 
@@ -174,7 +180,7 @@ class SummaryRunner:
             done += saved
         return done
 
-    async def _llm_run(self, tenant: str, session: str,
+    async def _llm_run(self, tenant: str, session: str, owner: str,
                        llm: LLM) -> tuple[Summary | None, bool]:
         current = await self._store.get_summary(tenant, session)
         messages = await self._store.after_cursor(
@@ -185,7 +191,7 @@ class SummaryRunner:
         async def save(body: dict[str, Any], cursor: int, tokens_in: int,
                        tokens_out: int) -> None:
             # Renewing the lease at every chunk keeps a long run's lease alive.
-            await self._fenced_save(tenant, session, kind=body_kind(body), body=body,
+            await self._fenced_save(tenant, session, owner, kind=body_kind(body), body=body,
                                     cursor=cursor, tokens_in=tokens_in, tokens_out=tokens_out)
 
         try:
@@ -201,7 +207,7 @@ class SummaryRunner:
         await self._store.runs.succeeded(tenant, session)
         return await self._store.get_summary(tenant, session), result.saved
 
-    async def _digest(self, tenant: str, session: str, *,
+    async def _digest(self, tenant: str, session: str, owner: str, *,
                       include_window: bool) -> tuple[Summary | None, bool]:
         """The no-LLM summary: the text between the cursor and the window (or everything
         after the cursor when the messages are about to be reset)."""
@@ -211,8 +217,9 @@ class SummaryRunner:
         if current is not None and current.cursor is None:
             # An imported summary without a cursor covers everything written so far.
             newest = window[-1].id if window else 0
-            await self._fenced_save(tenant, session, kind=current.kind, body=current.body,
-                                    cursor=newest, tokens_in=0, tokens_out=0)
+            await self._fenced_save(tenant, session, owner, kind=current.kind,
+                                    body=current.body, cursor=newest, tokens_in=0,
+                                    tokens_out=0)
             current = await self._store.get_summary(tenant, session)
             fixed = True
             if not include_window:
@@ -227,7 +234,7 @@ class SummaryRunner:
             previous = (current.body if current.kind == "digest"
                         else {"text": json.dumps(current.body, ensure_ascii=False)})
         body = digest_body(previous, pending, self._tz, self._settings.max_content_chars)
-        await self._fenced_save(tenant, session, kind="digest", body=body,
+        await self._fenced_save(tenant, session, owner, kind="digest", body=body,
                                 cursor=pending[-1].id, tokens_in=0, tokens_out=0)
         return await self._store.get_summary(tenant, session), True
 
