@@ -36,6 +36,10 @@ __all__ = ["Indexer", "embed_texts"]
 log = logging.getLogger("memstrata")
 
 _STALE_CLAIM_S = 120
+# A message given back this many times (its indexer died holding it, or its embedding
+# failed) is no longer taken over at once: if it is what kills the process, the next one
+# waits for the stale claim instead of dying in a fast loop.
+_TAKEOVER_ATTEMPTS = 3
 _IDLE_POLL_S = 1.0
 _CLAIMED_POLL_S = 0.05
 _MAX_BACKOFF_S = 60.0
@@ -120,7 +124,8 @@ class Indexer:
         freed = 0
         for token in await self._vectors.claimants(self._tenant):
             if is_dead(token):
-                freed += await self._vectors.unclaim(self._tenant, token)
+                freed += await self._vectors.unclaim(self._tenant, token,
+                                                     below_attempts=_TAKEOVER_ATTEMPTS)
                 log.info("indexing: took over the batch of %s, which is no longer running",
                          token)
         return freed

@@ -150,10 +150,12 @@ class VectorStore(Protocol):
         ``None``), each once, sorted: where the indexer looks for a dead worker's batches."""
         ...
 
-    async def unclaim(self, tenant: str | None, worker: str) -> int:
+    async def unclaim(self, tenant: str | None, worker: str, *, below_attempts: int) -> int:
         """Give back every queued message of the tenant (every tenant for ``None``) claimed
-        by ``worker``, however recent the claim (its indexer is known to be dead), counting an
-        attempt; other claims are left alone. Returns how many were given back."""
+        by ``worker`` that has had fewer than ``below_attempts`` attempts, however recent the
+        claim (its indexer is known to be dead), counting an attempt; other claims, and
+        messages tried that often, are left alone (their claim goes stale with time). Returns
+        how many were given back."""
         ...
 
     async def queue_unindexed(self, tenant: str | None, *, span: int) -> tuple[int, bool]:

@@ -41,20 +41,35 @@ async def check_unclaim_gives_back_one_worker(store: Store) -> None:
     dead = await claim(store, "dead", limit=2)
     live = await claim(store, "live", limit=2)
     await claim(store, "dead", "u")  # the same name in another tenant
-    assert await store.vectors.unclaim("t", "dead") == 2
+    assert await store.vectors.unclaim("t", "dead", below_attempts=3) == 2
     assert await store.vectors.claimants("t") == ["live"]
     assert await store.vectors.claimants("u") == ["dead"]
-    assert await store.vectors.unclaim("t", "dead") == 0
-    assert await store.vectors.unclaim("t", "never") == 0
+    assert await store.vectors.unclaim("t", "dead", below_attempts=3) == 0
+    assert await store.vectors.unclaim("t", "never", below_attempts=3) == 0
     assert await store.vectors.backlog("t") == 6
     again = await claim(store, "next")
     held = {c.message.id for c in live}
     assert [c.message.id for c in again] == [m.id for m in out if m.id not in held]
-    assert await store.vectors.unclaim(None, "dead") == 1
+    assert await store.vectors.unclaim(None, "dead", below_attempts=3) == 1
     assert [c.message.id for c in await claim(store, "x", "u")] == [other.id]
     items = [(c.message.id, blob(vector_of(c.message))) for c in dead]
     assert await store.vectors.put("dead", MODEL, DIM, items) == 0
     assert await store.vectors.put("next", MODEL, DIM, items) == 2
+
+
+async def check_unclaim_leaves_a_message_tried_too_often(store: Store) -> None:
+    """Each give-back counts an attempt; a message given back ``below_attempts`` times keeps
+    its (dead) claim, so a message that kills every indexer taking it is not handed from
+    one to the next at once: it waits for its claim to go stale."""
+    (m,) = await _queue(store, "t", 1)
+    for n in range(3):
+        assert [c.message.id for c in await claim(store, f"dead{n}")] == [m.id]
+        assert await store.vectors.unclaim("t", f"dead{n}", below_attempts=3) == 1
+    assert [c.message.id for c in await claim(store, "dead3")] == [m.id]
+    assert await store.vectors.unclaim("t", "dead3", below_attempts=3) == 0
+    assert await store.vectors.claimants("t") == ["dead3"]
+    assert await store.vectors.unclaim("t", "dead3", below_attempts=4) == 1
+    assert await store.vectors.claimants("t") == []
 
 
 async def check_lease_holder(store: Store) -> None:
@@ -87,7 +102,7 @@ async def check_dead_holder_lease_cleared_once(store: Store) -> None:
 
 TAKEOVER_CHECKS: Sequence[Check] = (
     check_claimants_listed_by_tenant,
-    check_unclaim_gives_back_one_worker,
+    check_unclaim_gives_back_one_worker, check_unclaim_leaves_a_message_tried_too_often,
     check_lease_holder,
     check_dead_holder_lease_cleared_once,
 )

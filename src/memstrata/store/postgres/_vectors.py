@@ -83,10 +83,12 @@ class PostgresVectors:
         rows = await self._db.fetch(vsql.SELECT_CLAIMANTS, {"tenant": tenant})
         return [str(r[0]) for r in rows]
 
-    async def unclaim(self, tenant: str | None, worker: str) -> int:
-        """Give back the tenant's messages claimed by ``worker`` (a dead indexer's batch)."""
+    async def unclaim(self, tenant: str | None, worker: str, *, below_attempts: int) -> int:
+        """Give back the tenant's messages claimed by ``worker`` (a dead indexer's batch)
+        that were tried fewer than ``below_attempts`` times."""
         async def body(c: Conn) -> int:
-            cur = await c.execute(vsql.UNCLAIM_WORKER, {"tenant": tenant, "worker": worker})
+            cur = await c.execute(vsql.UNCLAIM_WORKER, {"tenant": tenant, "worker": worker,
+                                                        "below": below_attempts})
             return int(cur.rowcount)
         return await self._db.write(body)
 

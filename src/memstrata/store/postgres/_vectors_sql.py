@@ -65,7 +65,8 @@ WHERE claimed_by IS NOT NULL AND (%(tenant)s::text IS NULL OR tenant = %(tenant)
 ORDER BY claimed_by"""
 UNCLAIM_WORKER = """
 UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
-WHERE claimed_by = %(worker)s AND (%(tenant)s::text IS NULL OR tenant = %(tenant)s)"""
+WHERE claimed_by = %(worker)s AND (%(tenant)s::text IS NULL OR tenant = %(tenant)s)
+  AND attempts < %(below)s"""
 
 COUNT_BACKLOG_SESSION = "SELECT count(*) FROM index_queue WHERE tenant = %s AND session = %s"
 COUNT_BACKLOG_TENANT = "SELECT count(*) FROM index_queue WHERE tenant = %s"

@@ -233,10 +233,10 @@ SELECT_CLAIMANTS_ALL = """
 SELECT DISTINCT claimed_by FROM index_queue WHERE claimed_by IS NOT NULL ORDER BY claimed_by"""
 UNCLAIM_WORKER_TENANT = """
 UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
-WHERE tenant = ? AND claimed_by = ?"""
+WHERE tenant = ? AND claimed_by = ? AND attempts < ?"""
 UNCLAIM_WORKER_ALL = """
 UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
-WHERE claimed_by = ?"""
+WHERE claimed_by = ? AND attempts < ?"""
 
 COUNT_BACKLOG_SESSION = "SELECT count(*) FROM index_queue WHERE tenant = ? AND session = ?"
 COUNT_BACKLOG_TENANT = "SELECT count(*) FROM index_queue WHERE tenant = ?"

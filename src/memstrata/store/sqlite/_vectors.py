@@ -95,12 +95,15 @@ class SQLiteVectors:
                                                            (tenant,)).fetchall())
         return [str(r[0]) for r in rows]
 
-    async def unclaim(self, tenant: str | None, worker: str) -> int:
-        """Give back the tenant's messages claimed by ``worker`` (a dead indexer's batch)."""
+    async def unclaim(self, tenant: str | None, worker: str, *, below_attempts: int) -> int:
+        """Give back the tenant's messages claimed by ``worker`` (a dead indexer's batch)
+        that were tried fewer than ``below_attempts`` times."""
         def body(c: sqlite3.Connection) -> int:
             if tenant is None:
-                return int(c.execute(sql.UNCLAIM_WORKER_ALL, (worker,)).rowcount)
-            return int(c.execute(sql.UNCLAIM_WORKER_TENANT, (tenant, worker)).rowcount)
+                return int(c.execute(sql.UNCLAIM_WORKER_ALL,
+                                     (worker, below_attempts)).rowcount)
+            return int(c.execute(sql.UNCLAIM_WORKER_TENANT,
+                                 (tenant, worker, below_attempts)).rowcount)
         return await self._db.write(body)
 
     async def backlog(self, tenant: str, session: str | None = None) -> int:
