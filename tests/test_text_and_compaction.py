@@ -46,6 +46,8 @@ def test_batch_pair_text_is_the_pinned_strings() -> None:
     texts = [t for t, _ in _PINNED] * 2
     assert bigram_texts(texts) == [p for _, p in _PINNED] * 2
     assert bigram_texts(["好", "好", "好", "好"]) == [" 好 "] * 4
+    # A batch larger than one array (an import of a long session) is cut into several.
+    assert bigram_texts(texts * 200) == [p for _, p in _PINNED] * 400
     assert bigram_texts([]) == []
 
 

@@ -28,6 +28,9 @@ __all__ = ["bigram_texts"]
 
 # Below this many non-ASCII texts numpy's fixed cost per call is more than it saves.
 _MIN_BATCH = 4
+# Texts per array: an import of a whole long session in one batch must not build arrays of
+# hundreds of megabytes (a 400-character text takes about 20 KB across the arrays).
+_CHUNK = 1024
 
 _IS_CJK = np.zeros(0x10000, dtype=np.bool_)
 for _lo, _hi in CJK_RANGES:
@@ -44,13 +47,15 @@ def bigram_texts(texts: Sequence[str]) -> list[str]:
         for i in wide:
             out[i] = bigram_text(texts[i])
         return out
-    chosen = [texts[i] for i in wide]
-    try:
-        made = _batch(chosen)
-    except UnicodeEncodeError:  # a lone surrogate: let the one-text path say what it does
-        made = [bigram_text(t) for t in chosen]
-    for i, text in zip(wide, made, strict=True):
-        out[i] = text
+    for lo in range(0, len(wide), _CHUNK):
+        part = wide[lo:lo + _CHUNK]
+        chosen = [texts[i] for i in part]
+        try:
+            made = _batch(chosen)
+        except UnicodeEncodeError:  # a lone surrogate: let the one-text path say what it does
+            made = [bigram_text(t) for t in chosen]
+        for i, text in zip(part, made, strict=True):
+            out[i] = text
     return out
 
 
