@@ -107,8 +107,7 @@ def search_text(text: str) -> str | None:
     if len(parts) == 1:
         return None
     for i in range(1, len(parts), 2):
-        run = parts[i]
-        parts[i] = f" {' '.join(map(add, run, run[1:]))} " if len(run) > 1 else f" {run} "
+        parts[i] = f" {' '.join(_pairs(parts[i]))} "
     return "".join(parts)
 
 

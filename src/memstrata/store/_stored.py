@@ -13,11 +13,13 @@ from collections.abc import Iterable, Sequence
 
 from ..types import Draft, Message
 
-__all__ = ["stored_messages"]
+__all__ = ["MESSAGE_SLOTS", "stored_messages"]
 
-_ID, _SESSION, _ROLE, _CONTENT, _SENDER, _AT, _META = (
-    Message.__dict__[name].__set__
-    for name in ("id", "session", "role", "content", "sender", "at", "meta"))
+MESSAGE_SLOTS = tuple(Message.__dict__[name].__set__
+                      for name in ("id", "session", "role", "content", "sender", "at", "meta"))
+"""The setters of ``Message``'s slots, in that order, for the backends that build messages
+by filling them (a frozen dataclass's generated ``__init__`` checks every field)."""
+_ID, _SESSION, _ROLE, _CONTENT, _SENDER, _AT, _META = MESSAGE_SLOTS
 _new = object.__new__
 
 

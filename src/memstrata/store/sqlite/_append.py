@@ -60,8 +60,7 @@ def _insert_all(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequen
                 index: bool) -> list[Message]:
     # One writer holds the lock and ids come from AUTOINCREMENT, so a batch gets consecutive
     # ids ending at last_insert_rowid().
-    c.executemany(sql.INSERT_MESSAGE, [(tenant, session, d.role, d.content, d.sender, d.at,
-                                        d.meta_json, d.size, d.key) for d in drafts])
+    c.executemany(sql.INSERT_MESSAGE, [_insert_params(tenant, session, d) for d in drafts])
     last = int(c.execute("SELECT last_insert_rowid()").fetchone()[0])
     ids = range(last - len(drafts) + 1, last + 1)
     bodies = bigram_texts([d.content for d in drafts])

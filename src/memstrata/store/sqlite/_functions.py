@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ...text import search_text
+from ...text import bigram_text
 
 __all__ = ["FTS_BODY", "fts_body", "register", "scope_token", "scope_tokens"]
 
@@ -21,10 +21,7 @@ FTS_BODY = "memstrata_fts_body"
 
 def fts_body(content: str | None) -> str | None:
     """The indexed text of ``content`` (the content column is TEXT NOT NULL; ``None`` passes)."""
-    if content is None:
-        return None
-    prepared = search_text(content)
-    return content if prepared is None else prepared
+    return None if content is None else bigram_text(content)
 
 
 def scope_token(tenant: str, session: str) -> str:

@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 
 from ...errors import DatabaseCorrupt
 from ...types import Message, Summary
+from .._stored import MESSAGE_SLOTS
 
 __all__ = ["ascii_lower", "row_message", "row_summary", "stored_json"]
 
@@ -22,9 +23,7 @@ def ascii_lower(text: str) -> str:
 # Message is a frozen dataclass with slots; filling its slots directly skips the generated
 # __init__'s per-field checks, which matters when every context() builds a window of them.
 # Unrolled (no loop, no zip): this runs twenty times per context() call.
-_ID, _SESSION, _ROLE, _CONTENT, _SENDER, _AT, _META = (
-    Message.__dict__[name].__set__
-    for name in ("id", "session", "role", "content", "sender", "at", "meta"))
+_ID, _SESSION, _ROLE, _CONTENT, _SENDER, _AT, _META = MESSAGE_SLOTS
 _new = object.__new__
 
 
