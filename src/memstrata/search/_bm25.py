@@ -83,6 +83,10 @@ class KeywordIndex:
     indptr: IntArray
     docs: IntArray
     weights: FloatArray
+    tf: FloatArray | None = None
+    """Per posting, the term's (weighted) frequency in the key."""
+    lengths: FloatArray | None = None
+    """Per message, its key's (weighted) length in terms."""
 
 
 def _key_postings(token_lists: Sequence[Sequence[str]], groups: IntArray | None,
@@ -141,7 +145,7 @@ def build_keyword_index(token_lists: Sequence[Sequence[str]], *,
     indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
     np.cumsum(np.bincount(pair_term, minlength=len(vocab)), out=indptr[1:])
     return KeywordIndex(size=n, vocab=vocab, indptr=indptr, docs=pair_doc.astype(np.int64),
-                        weights=weights.astype(np.float32))
+                        weights=weights.astype(np.float32), tf=tf, lengths=key_len)
 
 
 def keyword_scores(index: KeywordIndex, query: str | Sequence[str]) -> FloatArray:

@@ -70,6 +70,8 @@ from ._bm25 import (
     tokens,
 )
 from ._dates import TimeSpan, query_time_spans, time_prior
+from ._features import FEATURES, QueryTerms, Signals, feature_matrix, signals
+from ._ranker import LearnedRanker
 from ._scores import minmax, neighbour_smooth, semantic_scores, sender_prior, top_indices
 
 __all__ = [
@@ -90,11 +92,13 @@ __all__ = [
     "minmax",
     "neighbour_smooth",
     "query_time_spans",
+    "rank_learned",
     "rank_session",
     "rare_terms",
     "search_session",
     "semantic_scores",
     "sender_prior",
+    "session_features",
     "stem",
     "time_prior",
     "tokens",
@@ -185,9 +189,8 @@ class SessionIndex:
     ids: IntArray
     keyword: KeywordIndex
     vectors: FloatArray | None
-    """Per message, the weighted mean of its keyed vector, its neighbours' keyed vectors and
-    :data:`OWN_WEIGHT` of its own-text vector: one product with the query gives every
-    message's similarity."""
+    """Per message, the vector of its key (:func:`embedding_key`: its text after the message
+    before it); a row of zeros where the message has none yet."""
     times: IntArray
     sender_codes: IntArray
     sender_names: tuple[str | None, ...]
@@ -197,20 +200,27 @@ class SessionIndex:
     """Each message's own terms (sender included), without its neighbours'."""
     present: npt.NDArray[np.bool_] | None = None
     """Which messages have a vector (the others have no similarity)."""
+    info: Signals | None = None
+    """What the learned ranker reads of each message besides the query (its length...)."""
+    groups: IntArray | None = None
+    """The session of each message when the index holds several sessions side by side
+    (``None``: one session)."""
 
 
 def build_session_index(ids: Sequence[int], texts: Sequence[str],
                         senders: Sequence[str | None], times_ns: Sequence[int],
                         vectors: FloatArray | None = None, *,
                         key_weights: dict[int, float] | None = None,
-                        own_vectors: FloatArray | None = None) -> SessionIndex:
+                        own_vectors: FloatArray | None = None,
+                        groups: Sequence[int] | IntArray | None = None) -> SessionIndex:
     """Index messages (chronological) for :func:`rank_session`.
 
     Each message's keyword key is ``sender: text`` plus its neighbours' (see
     :func:`build_keyword_index`); ``vectors`` are the messages' unit-length embeddings of
     :func:`embedding_key`, one row per message (``None``: keyword search only), and
     ``own_vectors`` those of their own text (optional); a row of zeros is a message not yet
-    embedded.
+    embedded. ``groups`` (one session code per message, sessions contiguous) indexes
+    several sessions side by side: keys and features stay within each session.
     """
     n = len(ids)
     if not len(texts) == len(senders) == len(times_ns) == n:
@@ -223,36 +233,37 @@ def build_session_index(ids: Sequence[int], texts: Sequence[str],
     names: dict[str | None, int] = {}
     codes = np.asarray([names.setdefault(s, len(names)) for s in senders], dtype=np.int64)
     keys = [tokens(f"{s}: {t}" if s else t) for s, t in zip(senders, texts, strict=True)]
-    mixed = present = None
+    codes_of = None if groups is None else np.asarray(groups, dtype=np.int64)
+    keyed = present = None
     if vectors is not None:
-        mixed, present = _similarity_matrix(np.asarray(vectors, np.float32),
-                                            None if own_vectors is None else
-                                            np.asarray(own_vectors, np.float32))
+        keyed = np.ascontiguousarray(vectors, dtype=np.float32)
+        present = np.any(keyed != 0, axis=1)
     return SessionIndex(ids=np.asarray(ids, dtype=np.int64),
-                        keyword=build_keyword_index(keys, key_weights=key_weights),
-                        vectors=mixed, times=np.asarray(times_ns, dtype=np.int64),
+                        keyword=build_keyword_index(keys, key_weights=key_weights,
+                                                    groups=codes_of),
+                        vectors=keyed, times=np.asarray(times_ns, dtype=np.int64),
                         sender_codes=codes, sender_names=tuple(names),
                         own=None if own_vectors is None else np.ascontiguousarray(
                             own_vectors, dtype=np.float32),
                         own_terms=build_keyword_index(keys, key_weights={0: 1.0}),
-                        present=present)
+                        present=present, info=signals(texts), groups=codes_of)
 
 
-def _similarity_matrix(keyed: FloatArray, own: FloatArray | None
-                       ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
-    """The rows whose product with a query is each message's similarity (the weighted mean
-    of the cosines), and which messages have a vector."""
-    present = np.any(keyed != 0, axis=1)
+def smoothed_similarity(present: npt.NDArray[np.bool_], cos_key: FloatArray,
+                        cos_own: FloatArray | None) -> FloatArray:
+    """Each message's similarity as the fusion reads it: the weighted mean of its keyed
+    cosine, half of each neighbour's and :data:`OWN_WEIGHT` of its own-text cosine (0 for a
+    message without a vector)."""
     has = present.astype(np.float32)
-    total = neighbour_smooth(keyed, DEFAULT_SMOOTHING)
+    total = neighbour_smooth(cos_key * has, DEFAULT_SMOOTHING)
     weight = neighbour_smooth(has, DEFAULT_SMOOTHING)
-    if own is not None:
-        total += np.float32(OWN_WEIGHT) * own
+    if cos_own is not None:
+        total += np.float32(OWN_WEIGHT) * cos_own * has
         weight += np.float32(OWN_WEIGHT) * has
     weight = np.where(present, weight, 0.0).astype(np.float32)
-    scale = np.divide(np.float32(1.0), weight, out=np.zeros_like(weight), where=weight > 0)
-    total *= scale[:, None]
-    return total, present
+    out: FloatArray = np.divide(total, weight, out=np.zeros_like(total),
+                                where=weight > 0).astype(np.float32)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,7 +353,9 @@ def rank_session(index: SessionIndex, query: str, query_vector: FloatArray | Non
     if mode != "keyword":
         if query_vector is None or index.vectors is None or index.present is None:
             raise ValueError(f"{mode} search needs a query vector and message vectors")
-        similarity = semantic_scores(index.vectors, query_vector)
+        similarity = smoothed_similarity(
+            index.present, semantic_scores(index.vectors, query_vector),
+            None if index.own is None else semantic_scores(index.own, query_vector))
         score += np.float32(w.semantic if mode == "hybrid" else 1.0) * minmax(similarity)
     spans = query_time_spans(query)
     if spans and w.time:
@@ -396,3 +409,42 @@ def search_session(index: SessionIndex, query: str, query_vector: FloatArray | N
     similarity floor. Scores are comparable within one call only."""
     return [(r.id, r.score) for r in rank_session(index, query, query_vector, k=k, mode=mode,
                                                    eligible=eligible, weights=weights)]
+
+
+def session_features(index: SessionIndex, query: QueryTerms,
+                     query_vector: FloatArray | None, *, now: int,
+                     semantic_only: bool = False) -> FloatArray:
+    """The learned ranker's features (:mod:`._features`) of every message of the session."""
+    info = index.info if index.info is not None else signals([""] * index.ids.shape[0])
+    own_terms = index.own_terms if index.own_terms is not None else index.keyword
+    return feature_matrix(own_terms=own_terms, key_terms=index.keyword, info=info,
+                          times=index.times, sender_codes=index.sender_codes,
+                          sender_names=index.sender_names, query=query,
+                          own_vectors=index.own, key_vectors=index.vectors,
+                          query_vector=query_vector, now=now, groups=index.groups,
+                          semantic_only=semantic_only)
+
+
+def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArray,
+                 ranker: LearnedRanker, *, k: int, now: int,
+                 eligible: npt.NDArray[np.bool_] | None = None,
+                 min_probability: float | None = None) -> list[Ranked]:
+    """The ``k`` most probably relevant messages of the session, best first, scored by the
+    learned ranker (:mod:`._ranker`): ``score`` and ``similarity`` are both that probability,
+    comparable across sessions. A semantic ranker admits only messages with a vector; with
+    ``min_probability``, a message needs at least that probability."""
+    semantic = ranker.mode == "semantic"
+    x = session_features(index, query, query_vector, now=now, semantic_only=semantic)
+    p = ranker.probability(x)
+    mask = np.ones(p.shape, dtype=np.bool_) if eligible is None else eligible.copy()
+    if semantic and index.present is not None:
+        mask &= index.present
+    if min_probability is not None:
+        mask &= p >= np.float32(min_probability)
+    best = top_indices(p, k, mask)
+    if semantic or not best.size:
+        own_hit = np.zeros(p.shape, dtype=np.bool_)
+    else:
+        own_hit = x[:, FEATURES.index("cov_own")] > 0
+    return [Ranked(id=int(index.ids[i]), score=float(p[i]), similarity=float(p[i]),
+                   keyword=bool(own_hit[i]), rare=False, related_only=False) for i in best]

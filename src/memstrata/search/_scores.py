@@ -84,13 +84,14 @@ def top_indices(scores: FloatArray, k: int, eligible: npt.NDArray[np.bool_] | No
 
 
 def sender_prior(sender_codes: IntArray, sender_names: Sequence[str | None],
-                 query: str) -> FloatArray:
-    """1 for messages whose sender the query names ("What did Ann say…"), else 0.
+                 query: str | Sequence[str]) -> FloatArray:
+    """1 for messages whose sender the query (text, or its terms) names ("What did Ann
+    say…"), else 0.
 
     ``sender_codes[i]`` indexes ``sender_names``. All zeros when the query names no sender, or
     names every sender present (then the name tells the messages apart no more).
     """
-    wanted = set(tokens(query))
+    wanted = set(tokens(query) if isinstance(query, str) else query)
     named = np.asarray([bool(set(tokens(name or "")) & wanted) for name in sender_names]
                        + [False], dtype=np.bool_)
     hit = named[np.asarray(sender_codes, dtype=np.int64)]

@@ -1,0 +1,275 @@
+"""Train the learned ranker, cross-validated by conversation, and write its shipped weights.
+
+    python bench/train_ranker.py                  # measure (5 folds by conversation) and write
+                                                  # src/memstrata/data/ranker.json
+    python bench/train_ranker.py --check          # measure, and fail unless the file written
+                                                  # would equal the shipped one
+    python bench/train_ranker.py --embedder e5-small --no-write
+
+The data: LoCoMo dev6 and its observations (``../shared/bench-data``, read at run time), the
+sets under ``bench/data/`` and the training half of ``_offtopic.py`` (queries with no relevant
+message). Every figure printed is out of fold: each conversation is scored by a model trained
+on the other folds only; the shipped model is then trained on everything.
+
+The model is a logistic regression over ``memstrata.search._features`` fitted by Newton's
+method (deterministic), one for hybrid search and one for semantic search. Each question
+weighs the same in the fit, whatever the size of its conversation; a last one-dimensional
+logistic fit on the out-of-fold scores (every message of every question, unweighted) makes
+the output a calibrated probability, and is folded into the shipped weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from _offtopic import OFF_TOPIC_EVAL, OFF_TOPIC_TRAIN
+from _rankdata import EmbedCache, Query, prepare
+from _sets import SETS, Conv, load_sets
+
+from memstrata.providers import LocalEmbedder
+from memstrata.search._features import FEATURES, SEMANTIC_FEATURES
+from memstrata.search._fusion import vector_model
+from memstrata.search._ranker import RANKER_FILE, LearnedRanker
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "src" / "memstrata" / "data" / RANKER_FILE
+FOLDS = 5
+KS = (1, 5, 10)
+L2 = 1.0
+OFF_TOPIC_SHARE = 0.25
+FloatArray = npt.NDArray[np.float64]
+
+
+def folds_of(convs: Sequence[Conv]) -> list[int]:
+    """A fold per conversation: within each set, conversations in id order dealt in turn."""
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for c in convs:
+        out.append(seen[c.set_name] % FOLDS)
+        seen[c.set_name] += 1
+    return out
+
+
+def _sigmoid(z: FloatArray) -> FloatArray:
+    out: FloatArray = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+    return out
+
+
+def fit_logistic(x: FloatArray, y: FloatArray, w: FloatArray, l2: float,
+                 iterations: int = 30) -> tuple[FloatArray, float]:
+    """Weighted L2-regularised logistic regression by Newton's method (the bias is not
+    regularised). Returns (weights, bias)."""
+    n, d = x.shape
+    a = np.hstack([x, np.ones((n, 1))])
+    beta = np.zeros(d + 1)
+    reg = np.full(d + 1, l2)
+    reg[-1] = 0.0
+    for _ in range(iterations):
+        p = _sigmoid(a @ beta)
+        grad = a.T @ (w * (p - y)) + reg * beta
+        h = (a * (w * p * (1 - p))[:, None]).T @ a + np.diag(reg) + 1e-9 * np.eye(d + 1)
+        step = np.linalg.solve(h, grad)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-10:
+            break
+    return beta[:-1], float(beta[-1])
+
+
+def _stack(queries: Sequence[Query], mode: str) -> tuple[FloatArray, FloatArray, FloatArray]:
+    xs = [np.asarray(q.hybrid if mode == "hybrid" else q.semantic, np.float64) for q in queries]
+    ys = [q.labels.astype(np.float64) for q in queries]
+    # Every question weighs one in all, whatever its length; the off-topic queries weigh a
+    # quarter of the questions together.
+    questions = sum(not q.off_topic for q in queries)
+    off = sum(bool(q.off_topic) for q in queries)
+    each_off = OFF_TOPIC_SHARE * questions / max(off, 1)
+    ws = [np.full(len(y), (each_off if q.off_topic else 1.0) / max(len(y), 1)) for q, y
+          in zip(queries, ys, strict=True)]
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+
+
+def train(queries: Sequence[Query], mode: str) -> LearnedRanker:
+    """A ranker fitted on ``queries`` (uncalibrated: a calibration is applied afterwards)."""
+    x, y, w = _stack(queries, mode)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    z = (x - mean) / scale
+    w = w * len(queries) / w.sum() * 1.0
+    coef, bias = fit_logistic(z, y, w, L2)
+    names = FEATURES if mode == "hybrid" else SEMANTIC_FEATURES
+    return LearnedRanker(mode=mode, features=names, mean=mean.astype(np.float32),
+                         scale=scale.astype(np.float32), weights=coef.astype(np.float32),
+                         bias=bias)
+
+
+def calibrate(logits: FloatArray, y: FloatArray) -> tuple[float, float]:
+    """(a, b) of p = sigmoid(a * logit + b), fitted on held-out logits."""
+    coef, bias = fit_logistic(logits[:, None], y, np.ones_like(y), 1e-6)
+    return float(coef[0]), bias
+
+
+def folded(ranker: LearnedRanker, a: float, b: float) -> LearnedRanker:
+    """The ranker with its calibration folded in, rounded so the file is reproducible."""
+    return LearnedRanker(mode=ranker.mode, features=ranker.features,
+                         mean=np.round(ranker.mean, 6), scale=np.round(ranker.scale, 6),
+                         weights=np.round(ranker.weights * a, 6).astype(np.float32),
+                         bias=round(ranker.bias * a + b, 6))
+
+
+def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
+                   ) -> tuple[list[FloatArray], tuple[float, float]]:
+    """Out-of-fold calibrated probabilities per query, and the calibration used."""
+    logits: list[FloatArray | None] = [None] * len(queries)
+    for f in range(FOLDS):
+        train_q = [q for q in queries if folds[q.conv] != f and q.off_topic != "eval"]
+        if not train_q:
+            continue
+        model = train(train_q, mode)
+        for i, q in enumerate(queries):
+            if folds[q.conv] == f:
+                logits[i] = model.logits(q.hybrid if mode == "hybrid" else q.semantic
+                                         ).astype(np.float64)
+    done = [lg if lg is not None else np.zeros(0) for lg in logits]
+    fit = [i for i, q in enumerate(queries) if q.off_topic != "eval"]
+    a, b = calibrate(np.concatenate([done[i] for i in fit]),
+                     np.concatenate([queries[i].labels for i in fit]).astype(np.float64))
+    return [_sigmoid(a * lg + b) for lg in done], (a, b)
+
+
+def ranking(scores: FloatArray, floor: float | None = None, k: int = 50) -> list[int]:
+    """Positions best first; ties go to the later message (as the search breaks them)."""
+    order = np.lexsort((-np.arange(len(scores)), -scores))[:k]
+    if floor is not None:
+        order = order[scores[order] >= floor]
+    return [int(i) for i in order]
+
+
+def recall(evidence: frozenset[int], ranked: Sequence[int], k: int) -> float:
+    return len(evidence & set(ranked[:k])) / len(evidence)
+
+
+def _pct(values: Sequence[float]) -> float:
+    return 100.0 * sum(values) / len(values) if values else float("nan")
+
+
+def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
+           floor: float) -> dict[str, dict[str, dict[int, float]]]:
+    """Recall per set and method; returns {set: {method: {k: R@k}}}."""
+    table: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list)))
+    for i, q in enumerate(queries):
+        if q.off_topic:
+            continue
+        methods = dict(q.baselines)
+        for mode, p in probs.items():
+            methods[f"learned {mode}"] = ranking(p[i])
+            methods[f"learned {mode} @floor"] = ranking(p[i], floor)
+        for name, ranked in methods.items():
+            for k in KS:
+                table[q.set_name][name][k].append(recall(q.evidence, ranked, k))
+    out: dict[str, dict[str, dict[int, float]]] = {}
+    for set_name, methods_t in table.items():
+        n = len(next(iter(methods_t.values()))[1])
+        print(f"\n{set_name}: {n} questions, turn recall (out of fold)")
+        print("  method".ljust(30) + "".join(f"R@{k}".rjust(8) for k in KS))
+        out[set_name] = {}
+        for name, by_k in methods_t.items():
+            out[set_name][name] = {k: _pct(v) for k, v in by_k.items()}
+            print(f"  {name}".ljust(30) + "".join(f"{_pct(by_k[k]):8.1f}" for k in KS))
+    return out
+
+
+def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequence[float]
+               ) -> None:
+    print("\nfloor   off-topic abstained (eval half)   R@5 with the floor (all sets)")
+    for floor in floors:
+        off = [float(p.max(initial=0.0) < floor) for q, p in zip(queries, probs, strict=True)
+               if q.off_topic == "eval"]
+        r5 = [recall(q.evidence, ranking(p, floor), 5) for q, p in
+              zip(queries, probs, strict=True) if not q.off_topic]
+        print(f"{floor:5.2f}   {_pct(off):6.1f} % of {len(off):5}"
+              f"                   {_pct(r5):6.1f}")
+
+
+def reliability(queries: Sequence[Query], probs: list[FloatArray], top: int = 10) -> float:
+    """Reliability of the scores of each query's ``top`` messages; prints the curve and
+    returns the expected calibration error."""
+    p_all, y_all = [], []
+    for q, p in zip(queries, probs, strict=True):
+        if q.off_topic == "train":
+            continue
+        best = ranking(p, None, top)
+        p_all += [float(p[i]) for i in best]
+        y_all += [float(i in q.evidence) for i in best]
+    pa, ya = np.asarray(p_all), np.asarray(y_all)
+    edges = np.asarray([0, .02, .05, .1, .2, .3, .4, .5, .6, .7, .8, .9, 1.0001])
+    ece = 0.0
+    print(f"\nreliability of the top {top} hits of every question (out of fold)")
+    print("  score bin      hits   mean score   share relevant")
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        m = (pa >= lo) & (pa < hi)
+        if not m.any():
+            continue
+        ece += m.sum() / len(pa) * abs(pa[m].mean() - ya[m].mean())
+        print(f"  {lo:4.2f}-{min(hi, 1):4.2f}  {int(m.sum()):8}   {pa[m].mean():10.3f}   "
+              f"{ya[m].mean():14.3f}")
+    print(f"  expected calibration error: {ece:.4f}")
+    return ece
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embedder", default="use-multilingual-v3")
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--cache", type=Path,
+                        default=Path(tempfile.gettempdir()) / "memstrata-bench-cache")
+    parser.add_argument("--floor", type=float, default=0.1)
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    convs = load_sets(tuple(args.sets.split(",")))
+    embedder = LocalEmbedder(args.embedder)
+    cache = EmbedCache(embedder, args.cache)
+    queries = await prepare(convs, cache, {"train": OFF_TOPIC_TRAIN, "eval": OFF_TOPIC_EVAL})
+    print(f"{len(convs)} conversations, {sum(not q.off_topic for q in queries)} questions, "
+          f"{sum(bool(q.off_topic) for q in queries)} off-topic queries; "
+          f"{embedder.model_id}", file=sys.stderr)
+    folds = folds_of(convs)
+    probs, shipped = {}, {}
+    for mode in ("hybrid", "semantic"):
+        oof, (a, b) = cross_validate(queries, folds, mode)
+        probs[mode] = oof
+        final = train([q for q in queries if q.off_topic != "eval"], mode)
+        shipped[mode] = folded(final, a, b)
+    report(queries, probs, args.floor)
+    for mode in probs:
+        print(f"\n{mode}:")
+        abstention(queries, probs[mode], (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2))
+        reliability(queries, probs[mode])
+    body = {"trained_by": "bench/train_ranker.py",
+            "models": {embedder.model_id: {m: r.to_json() for m, r in shipped.items()}}}
+    old = json.loads(SHIPPED.read_text("utf-8")) if SHIPPED.exists() else {"models": {}}
+    merged = {"trained_by": body["trained_by"], "models": dict(old["models"])}
+    merged["models"].update(body["models"])
+    text = json.dumps(merged, indent=1, sort_keys=True) + "\n"
+    if args.check:
+        same = SHIPPED.exists() and SHIPPED.read_text("utf-8") == text
+        print(f"\nshipped weights reproduced: {'yes' if same else 'NO'}")
+        raise SystemExit(0 if same else 1)
+    if not args.no_write:
+        SHIPPED.write_text(text, "utf-8")
+        print(f"\nwrote {SHIPPED.relative_to(ROOT)} ({vector_model(embedder.model_id)})")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

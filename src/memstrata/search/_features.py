@@ -1,0 +1,283 @@
+"""What the learned ranker knows about a message and a query: one row of numbers each (pure).
+
+Every feature is *absolute*: it depends on the query, the message and the message's own
+session (its terms' rarity there, its neighbours), never on the other candidates of the
+search. So a message scores the same in a search of its session and in a search of the whole
+tenant, and a score can be read as a probability (:mod:`memstrata.search._ranker`).
+
+The cosines come from two vectors per message (its own text, and its text after the message
+before it: :func:`memstrata.search._fusion.embedding_keys`); the keyword features from the
+session's in-memory BM25 over each message's own terms and over its neighbour key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._bm25 import KeywordIndex, tokens
+from ._dates import TimeSpan, query_time_spans, time_prior
+from ._scores import semantic_scores, sender_prior
+
+__all__ = ["FEATURES", "SEMANTIC_FEATURES", "QueryTerms", "Signals", "feature_matrix",
+           "query_terms_of", "signals"]
+
+FloatArray = npt.NDArray[np.float32]
+BoolArray = npt.NDArray[np.bool_]
+
+_K1 = 1.2
+_B = 0.75
+_DAY_NS = 86_400 * 10**9
+# A term is rare in a session when at most this share of its messages (or 3) hold it.
+_RARE_SHARE = 0.05
+_RARE_MIN = 3
+
+FEATURES: tuple[str, ...] = (
+    "cos_own",        # cosine of the message's own text with the query
+    "cos_key",        # cosine of the message embedded after the message before it
+    "cos_prev",       # own-text cosine of the message before (0 at the start)
+    "cos_next",       # own-text cosine of the message after (0 at the end)
+    "cos_own_sq",     # cos_own squared (the high end matters more than the middle)
+    "cos_own_len",    # cos_own x the message's length (a short text's cosine means less)
+    "cov_own",        # share of the query's weight (idf) whose terms the message's text holds
+    "cov_key",        # the same over the neighbour key (two messages either side)
+    "cov_own_all",    # 1 when every query term is in the message's own text
+    "bm25_own",       # BM25 of the own text, divided by the most a message could score
+    "bm25_key",       # BM25 of the neighbour key, likewise
+    "rare_own",       # the own text holds a query term that few of the session's messages hold
+    "cov_own_len",    # cov_own x length
+    "time",           # how well the message's time fits a date the query names
+    "sender",         # the query names the message's sender
+    "length",         # log of the message's length in characters, scaled
+    "age",            # log of the message's age in days at the search, scaled
+    "script",         # 1 when the query and the message are written in the same script
+    "question",       # the message is a question (ends with a question mark)
+    "query_terms",    # log of the number of the query's terms, scaled
+    "session_size",   # log of the number of messages in the message's session, scaled
+    "rel_sim",        # the neighbour-smoothed cosine, scaled 0..1 within the session
+    "rel_bm25_key",   # bm25_key over the session's best bm25_key
+    "rel_sim_size",   # rel_sim x session_size (the scaling means more in a long session)
+    "rel_bm25_size",  # rel_bm25_key x session_size
+)
+"""The features of a hybrid search, in column order."""
+
+SEMANTIC_FEATURES: tuple[str, ...] = (
+    "cos_own", "cos_key", "cos_prev", "cos_next", "cos_own_sq", "cos_own_len", "time",
+    "sender", "length", "age", "script", "question", "query_terms", "session_size",
+    "rel_sim", "rel_sim_size")
+"""The features of a semantic search: no word of the query is looked up."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerms:
+    """A query's distinct index terms and the dates it names."""
+
+    terms: tuple[str, ...]
+    cjk_share: float
+    text: str
+    spans: tuple[TimeSpan, ...]
+
+
+def query_terms_of(query: str) -> QueryTerms:
+    """What the features read of a query, worked out once per search."""
+    terms = tuple(dict.fromkeys(tokens(query)))
+    return QueryTerms(terms=terms, cjk_share=_cjk_share(query), text=query,
+                      spans=tuple(query_time_spans(query)))
+
+
+def _cjk_share(text: str) -> float:
+    if not text:
+        return 0.0
+    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff"
+              or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff")
+    letters = sum(1 for ch in text if ch.isalpha())
+    return cjk / letters if letters else 0.0
+
+
+@dataclass(frozen=True)
+class Signals:
+    """Per-message facts of a session that do not depend on the query (built once)."""
+
+    length: FloatArray
+    """log1p(characters) / 8."""
+    cjk: FloatArray
+    """Share of the message's letters that are Chinese, Japanese or Korean."""
+    question: FloatArray
+    """1 for a message ending with a question mark."""
+
+
+def signals(texts: Sequence[str]) -> Signals:
+    length = np.asarray([np.log1p(len(t)) / 8.0 for t in texts], dtype=np.float32)
+    cjk = np.asarray([_cjk_share(t) for t in texts], dtype=np.float32)
+    question = np.asarray([t.rstrip().endswith(("?", "？")) for t in texts], dtype=np.float32)
+    return Signals(length=length, cjk=cjk, question=question)
+
+
+def _starts(codes: npt.NDArray[np.int64], count: int) -> npt.NDArray[np.int64]:
+    starts: npt.NDArray[np.int64] = np.searchsorted(codes, np.arange(count)).astype(np.int64)
+    return starts
+
+
+def _group_max(values: FloatArray, codes: npt.NDArray[np.int64], count: int) -> FloatArray:
+    """Each message's session's largest value (sessions contiguous)."""
+    if not values.size:
+        return values
+    out: FloatArray = np.maximum.reduceat(values, _starts(codes, count))[codes]
+    return out
+
+
+def _group_min(values: FloatArray, codes: npt.NDArray[np.int64], count: int) -> FloatArray:
+    if not values.size:
+        return values
+    out: FloatArray = np.minimum.reduceat(values, _starts(codes, count))[codes]
+    return out
+
+
+def _postings(index: KeywordIndex, term: str) -> tuple[npt.NDArray[np.int64], FloatArray]:
+    """The messages whose key holds ``term``, and the term's frequency in each."""
+    tid = index.vocab.get(term)
+    if tid is None or index.tf is None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    lo, hi = int(index.indptr[tid]), int(index.indptr[tid + 1])
+    return index.docs[lo:hi], index.tf[lo:hi]
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """Per message, the size of its session and its keys' lengths against the session's
+    mean: what BM25 and the idf need, for any number of sessions side by side."""
+
+    codes: npt.NDArray[np.int64]
+    count: int
+    size: FloatArray  # messages in the message's session
+    own_norm: FloatArray  # k1 * (1 - b + b * own length / session mean)
+    key_norm: FloatArray
+
+
+def _groups(codes: npt.NDArray[np.int64], own: KeywordIndex, key: KeywordIndex) -> _Groups:
+    count = int(codes.max()) + 1 if codes.size else 0
+    per = np.bincount(codes, minlength=count).astype(np.float32)
+
+    def norm(index: KeywordIndex) -> FloatArray:
+        lengths = (index.lengths if index.lengths is not None
+                   else np.ones(index.size, dtype=np.float32))
+        mean = np.bincount(codes, weights=lengths, minlength=count) / np.maximum(per, 1)
+        mean = np.where(mean > 0, mean, 1.0)
+        out: FloatArray = (_K1 * (1.0 - _B + _B * lengths / mean[codes])).astype(np.float32)
+        return out
+
+    return _Groups(codes=codes, count=count, size=per[codes], own_norm=norm(own),
+                   key_norm=norm(key))
+
+
+def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Signals,
+                   times: npt.NDArray[np.int64], sender_codes: npt.NDArray[np.int64],
+                   sender_names: Sequence[str | None], query: QueryTerms,
+                   own_vectors: FloatArray | None, key_vectors: FloatArray | None,
+                   query_vector: FloatArray | None, now: int,
+                   groups: npt.NDArray[np.int64] | None = None,
+                   semantic_only: bool = False) -> FloatArray:
+    """One row of :data:`FEATURES` (or :data:`SEMANTIC_FEATURES`) per message.
+
+    The messages are one session's, or several sessions' side by side (``groups``: the
+    session of each message, sessions contiguous and in order; ``None``: one session): each
+    message's features are those it has within its own session, so they do not depend on
+    which sessions are searched with it. ``own_terms`` and ``key_terms`` index the messages'
+    own terms and their neighbour keys (keys built within sessions); the vectors are unit
+    rows, zero where a message has none yet (its cosines are then 0). Without a query vector
+    the cosine features are 0.
+    """
+    n = own_terms.size
+    codes = np.zeros(n, dtype=np.int64) if groups is None else groups
+    cols: dict[str, FloatArray] = {}
+    zeros = np.zeros(n, dtype=np.float32)
+    if query_vector is not None and own_vectors is not None and key_vectors is not None:
+        cos_own = semantic_scores(own_vectors, query_vector)
+        cos_key = semantic_scores(key_vectors, query_vector)
+    else:
+        cos_own = cos_key = zeros
+    cols["cos_own"] = cos_own
+    cols["cos_key"] = cos_key
+    prev = np.zeros(n, dtype=np.float32)
+    nxt = np.zeros(n, dtype=np.float32)
+    if n > 1:
+        same = codes[1:] == codes[:-1]
+        prev[1:] = np.where(same, cos_own[:-1], 0.0)
+        nxt[:-1] = np.where(same, cos_own[1:], 0.0)
+    cols["cos_prev"] = prev
+    cols["cos_next"] = nxt
+    cols["cos_own_sq"] = cos_own * cos_own
+    cols["cos_own_len"] = cos_own * info.length
+    cols["time"] = time_prior(times, query.spans) if query.spans else zeros
+    cols["sender"] = sender_prior(sender_codes, sender_names, query.terms)
+    cols["length"] = info.length
+    cols["age"] = (np.log1p(np.maximum(now - times, 0) / _DAY_NS) / 8.0).astype(np.float32)
+    cjk_query = query.cjk_share >= 0.5
+    cols["script"] = ((info.cjk >= 0.5) == cjk_query).astype(np.float32)
+    cols["question"] = info.question
+    cols["query_terms"] = np.full(n, np.log1p(len(query.terms)) / 3.0, dtype=np.float32)
+    g = _groups(codes, own_terms, key_terms)
+    cols["session_size"] = (np.log1p(g.size) / 8.0).astype(np.float32)
+    smooth = cos_key.copy()
+    weight = np.ones(n, dtype=np.float32)
+    if n > 1:
+        same = codes[1:] == codes[:-1]
+        smooth[1:] += np.where(same, 0.5 * cos_key[:-1], 0.0).astype(np.float32)
+        smooth[:-1] += np.where(same, 0.5 * cos_key[1:], 0.0).astype(np.float32)
+        weight[1:] += np.where(same, 0.5, 0.0).astype(np.float32)
+        weight[:-1] += np.where(same, 0.5, 0.0).astype(np.float32)
+    smooth = (smooth + np.float32(0.2) * cos_own) / (weight + np.float32(0.2))
+    low, high = _group_min(smooth, codes, g.count), _group_max(smooth, codes, g.count)
+    span = high - low
+    cols["rel_sim"] = np.where(span > 0, (smooth - low) / np.where(span > 0, span, 1.0),
+                               0.0).astype(np.float32)
+    cols["rel_sim_size"] = cols["rel_sim"] * cols["session_size"]
+    if not semantic_only:
+        _keyword_columns(cols, own_terms, key_terms, query, info, g)
+        best = _group_max(cols["bm25_key"], codes, g.count)
+        cols["rel_bm25_key"] = np.where(best > 0, cols["bm25_key"] / np.where(
+            best > 0, best, 1.0), 0.0).astype(np.float32)
+        cols["rel_bm25_size"] = cols["rel_bm25_key"] * cols["session_size"]
+    names = SEMANTIC_FEATURES if semantic_only else FEATURES
+    return np.stack([cols[name] for name in names], axis=1).astype(np.float32)
+
+
+def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
+                     key_terms: KeywordIndex, query: QueryTerms, info: Signals,
+                     g: _Groups) -> None:
+    n = own_terms.size
+    names = ("cov_own", "cov_key", "cov_own_all", "bm25_own", "bm25_key", "rare_own",
+             "cov_own_len")
+    acc = {name: np.zeros(n, dtype=np.float32) for name in names}
+    total = np.zeros(n, dtype=np.float32)
+    every = np.ones(n, dtype=np.bool_)
+    limit = np.maximum(np.float32(_RARE_MIN), np.float32(_RARE_SHARE) * g.size)
+    for term in query.terms:
+        docs, tf = _postings(own_terms, term)
+        df = np.bincount(g.codes[docs], minlength=g.count).astype(np.float32)[g.codes]
+        # The term's idf in each message's session (by the messages' own text).
+        idf = np.log1p((g.size - df + 0.5) / (df + 0.5)).astype(np.float32)
+        total += idf
+        held = np.zeros(n, dtype=np.bool_)
+        held[docs] = True
+        every &= held
+        acc["cov_own"][docs] += idf[docs]
+        acc["bm25_own"][docs] += idf[docs] * tf * (_K1 + 1) / (tf + g.own_norm[docs])
+        acc["rare_own"][docs] = np.maximum(acc["rare_own"][docs],
+                                           (df[docs] <= limit[docs]).astype(np.float32))
+        kdocs, ktf = _postings(key_terms, term)
+        acc["cov_key"][kdocs] += idf[kdocs]
+        acc["bm25_key"][kdocs] += idf[kdocs] * ktf * (_K1 + 1) / (ktf + g.key_norm[kdocs])
+    if query.terms:
+        scale = np.float32(1.0) / np.maximum(total, np.float32(1e-6))
+        top = scale / np.float32(_K1 + 1.0)
+        acc["cov_own"] *= scale
+        acc["cov_key"] *= scale
+        acc["bm25_own"] *= top
+        acc["bm25_key"] *= top
+        acc["cov_own_all"] = every.astype(np.float32)
+    acc["cov_own_len"] = acc["cov_own"] * info.length
+    cols.update(acc)
