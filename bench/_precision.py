@@ -25,8 +25,9 @@ from memstrata.search._bm25 import tokens
 
 __all__ = ["FLOORS", "Precision", "check_conversation", "report_precision"]
 
-FLOORS = (-1.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35)
-"""``min_score`` values of the trade-off curve (-1: no floor, the old behaviour)."""
+FLOORS = (-1.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1)
+"""``min_score`` values of the trade-off curve: probabilities of the learned ranker (-1: no
+floor)."""
 PRECISION_MODES = ("semantic", "hybrid")
 _DAY = 86_400 * 10**9
 

@@ -144,7 +144,10 @@ def _pct(values: list[float]) -> float:
 
 async def run_memstrata(conv: Conversation, embedder: Embedder | None, scores: dict[str, Scores],
                         tmp: Path, timing: dict[str, float], precision: Precision | None = None,
-                        *, curve: bool = False, samples: int = 100) -> None:
+                        *, curve: bool = False, samples: int = 100,
+                        fusion: dict[str, Scores] | None = None) -> None:
+    """Load the conversation, then score every question in every mode (``fusion``: also with
+    ``Settings(ranker="fusion")``, the hand-tuned fusion, on the same database)."""
     settings = Settings(summary_cron=None, search_limit_max=max(KS), embedder=None)
     now = max(t.at for t in conv.turns) + 86_400 * 10**9  # a day after the last turn
     async with Memory.open(str(tmp / f"{conv.sample_id}.db"), settings=settings,
@@ -158,15 +161,26 @@ async def run_memstrata(conv: Conversation, embedder: Embedder | None, scores: d
         timing["index_s"] += time.perf_counter() - start
         timing["indexed"] += len(messages)
         modes = MODES if embedder is not None else ("keyword",)
-        for q in conv.questions:
-            for mode in modes:
-                ranked_by_k = {}
-                for k in KS:
-                    hits = await mem.search(conv.sample_id, q.text, match=mode, limit=k,
-                                            exclude_window=False)
-                    matched = sorted((h for h in hits if h.matched), key=lambda h: h.rank or 0)
-                    ranked_by_k[k] = [by_id[h.message.id] for h in matched]
-                scores[mode].add(q, ranked_by_k)
+        runs: list[tuple[Memory, dict[str, Scores], tuple[str, ...]]] = [(mem, scores, modes)]
+        if fusion is not None and embedder is not None:
+            old = await Memory.open(str(tmp / f"{conv.sample_id}.db"),
+                                    settings=settings.replace(ranker="fusion"),
+                                    embedder=embedder, background=False, clock=lambda: now)
+            runs.append((old, fusion, ("semantic", "hybrid")))
+        for target, table, run_modes in runs:
+            for q in conv.questions:
+                for mode in run_modes:
+                    ranked_by_k = {}
+                    for k in KS:
+                        hits = await target.search(conv.sample_id, q.text, match=mode,
+                                                   limit=k, exclude_window=False,
+                                                   **_NO_FLOOR)
+                        matched = sorted((h for h in hits if h.matched),
+                                         key=lambda h: h.rank or 0)
+                        ranked_by_k[k] = [by_id[h.message.id] for h in matched]
+                    table[mode].add(q, ranked_by_k)
+        for target, _, _ in runs[1:]:
+            await target.close()
         if precision is not None and embedder is not None:
             where = {t.dia_id: i for i, t in enumerate(conv.turns)}
             await check_conversation(
@@ -363,6 +377,10 @@ async def main() -> None:
     scores: dict[str, Scores] = {"FTS5 BM25 (plain)": Scores()}
     for mode in MODES if embedder is not None else ("keyword",):
         scores[f"memstrata {mode}"] = Scores()
+    fusion = {m: Scores() for m in ("semantic", "hybrid")}
+    if embedder is not None:
+        for m in fusion:
+            scores[f"  {m}, ranker=fusion"] = fusion[m]
     timing: dict[str, float] = defaultdict(float)
     precision = Precision()
     if embedder is not None:
@@ -377,7 +395,7 @@ async def main() -> None:
             per_mode = {m: scores[f"memstrata {m}"] for m in MODES if f"memstrata {m}" in scores}
             await run_memstrata(conv, embedder, per_mode, tmp, timing, precision,
                                 curve=not (args.quick or args.no_curve),
-                                samples=20 if args.quick else 100)
+                                samples=20 if args.quick else 100, fusion=fusion)
             print(f"{conv.sample_id}: {len(conv.turns)} turns, {len(conv.questions)} questions",
                   file=sys.stderr)
         questions = sum(len(c.questions) for c in convs)

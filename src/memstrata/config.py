@@ -77,7 +77,8 @@ class Settings:
     expand_after: int = 1
     search_limit: int = 8
     search_limit_max: int = 32
-    search_min_score: float = 0.2
+    search_min_score: float = 0.02
+    ranker: Literal["learned", "fusion"] = "learned"
     # error memory
     error_limit: int = 4
     error_limit_max: int = 16
@@ -101,8 +102,12 @@ class Settings:
         if not 0.0 <= self.noise_confidence <= 1.0:
             raise InvalidInput("noise_confidence", "must be between 0 and 1")
         if not -1.0 <= self.search_min_score <= 1.0:
-            raise InvalidInput("search_min_score", "must be a similarity between -1 and 1 "
-                               "(-1: no floor)")
+            raise InvalidInput("search_min_score", "must be a number from -1 to 1 (a "
+                               "probability for the learned ranker, a similarity for the "
+                               "fusion; -1: no floor)")
+        if self.ranker not in ("learned", "fusion"):
+            raise InvalidInput("ranker", f"must be 'learned' or 'fusion', got "
+                               f"{self.ranker!r}")
         if not -1.0 <= self.error_min_similarity <= 1.0:
             raise InvalidInput("error_min_similarity", "must be a cosine between -1 and 1")
         if self.durability not in ("normal", "full"):

@@ -21,16 +21,19 @@ from ..store import Store, VectorStore
 from ..text import check_unicode, fts_match_expression, query_terms
 from ..types import Hit, HitSource
 from ._cache import VectorCache
+from ._features import query_terms_of
 from ._fusion import (
     Ranked,
     SessionIndex,
     build_session_index,
     cap_related,
+    rank_learned,
     rank_session,
     vector_dim,
     vector_model,
 )
 from ._modes import check_limit, check_min_score, expand, keyword_ranking, match_mode, since
+from ._ranker import ranker_for
 
 __all__ = ["CachedIndex", "Searcher"]
 
@@ -85,7 +88,7 @@ class Searcher:
             ranked = await self.keyword(session, query, since=low, limit=lim)
             return sorted(ranked, key=lambda h: h.message.id)
         return await self.ranked(session, query, mode=mode, since=low, limit=lim,
-                                 exclude_window=exclude_window, min_score=floor)
+                                 exclude_window=exclude_window, min_score=floor, now=now)
 
     async def keyword(self, session: str | None, query: str, *, since: int | None,
                       limit: int) -> list[Hit]:
@@ -97,7 +100,7 @@ class Searcher:
 
     async def ranked(self, session: str | None, query: str, *, mode: HitSource,
                      since: int | None, limit: int, exclude_window: bool,
-                     min_score: float | None = None) -> list[Hit]:
+                     min_score: float | None = None, now: int = 0) -> list[Hit]:
         """Semantic or hybrid hits (``mode``), expanded with their neighbours (those in the
         time range).
 
@@ -114,6 +117,11 @@ class Searcher:
             if mode == "semantic":
                 raise
             q, how = None, "keyword"
+        # The learned ranker where one was trained for this embedder: its score is a
+        # probability, the same for a message whichever sessions are searched with it.
+        learned = (ranker_for(self._embedder.model_id, how)
+                   if q is not None and self._settings.ranker == "learned" else None)
+        terms = query_terms_of(query)
         skip: set[int] = set()
         if session is not None and exclude_window:
             window = await self._store.recent(self._tenant, session,
@@ -137,9 +145,13 @@ class Searcher:
             # One BLAS thread: a second one speeds a large product up only on an idle
             # machine, and made p95 worse while other work ran (docs/benchmarks.md).
             with blas_threads(_QUERY_THREADS):
-                found += rank_session(cached.index, query, q, k=limit, mode=how,
-                                      eligible=eligible, min_similarity=min_score)
-        found = _merge(found, hybrid=how == "hybrid")
+                if learned is not None and q is not None:
+                    found += rank_learned(cached.index, terms, q, learned, k=limit, now=now,
+                                          eligible=eligible, min_probability=min_score)
+                else:
+                    found += rank_session(cached.index, query, q, k=limit, mode=how,
+                                          eligible=eligible, min_similarity=min_score)
+        found = _merge(found, hybrid=how == "hybrid" and learned is None)
         return await self._hits(found[:limit], mode, since)
 
     def uncache(self, tenant: str, session: str) -> None:
