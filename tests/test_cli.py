@@ -80,7 +80,7 @@ def test_search_all_sessions_and_operator_query(db: Path) -> None:
     assert {h["message"]["session"] for h in hits} == {"a", "b"}
     assert all(h["matched"] and h["rank"] >= 1 for h in hits)
     # Quotes, operators and brackets are ordinary characters, never a syntax error.
-    for query in ['"AND" OR (', "NEAR(hotel", "hotel*", "'; DROP TABLE messages; --"]:
+    for query in ['"NEAR" OR (', "NEAR(hotel", "hotel*", "'; DROP TABLE messages; --"]:
         ok(cli(db, "search", "--all", query))
     assert len(as_json(cli(db, "--json", "search", "--all", "hotel"))) == 2
 
@@ -284,7 +284,7 @@ def test_demo_in_process_json(tmp_path: Path) -> None:
     assert data["loaded"] == 50 and len(data["context"]["messages"]) == 16
     assert data["after_summarize"]["summary_kind"] == "digest"
     by_query = {s["query"]: s["hits"] for s in data["searches"]}
-    assert set(by_query) == {"train", "night market", "花蓮", '"AND" OR ('}
+    assert set(by_query) == {"train", "night market", "花蓮", '"NEAR" OR ('}
     assert all("花蓮" in h["message"]["content"] for h in by_query["花蓮"])
     assert by_query["花蓮"] and by_query["train"] and by_query["night market"]
     # With --db the database is kept, and a second run replaces the session, not doubles it.

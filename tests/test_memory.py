@@ -128,7 +128,7 @@ async def test_keyword_search(mem: Memory) -> None:
     assert [h.message.session for h in await mem.search(None, "database")] == ["s", "other"]
     zh = await mem.search("s", "資料")
     assert len(zh) == 1 and "資料庫" in zh[0].message.content
-    for q in ['"', "AND (", "NEAR(x y)", "caches*"]:
+    for q in ['"', "NEAR AND (", "NEAR(x y)", "caches*"]:  # "AND (" alone: stop words
         await mem.search("s", q)
     assert await mem.search("s", "nonexistentword") == []
     both = await mem.search("s", "postgresql", limit=2)

@@ -5,13 +5,35 @@ a two-character word inside a sentence could never be found. The store therefore
 *search text* in which every CJK run is rewritten as its overlapping 2-character pairs
 ("記憶體" → "記憶 憶體"); queries are rewritten the same way. English words are stemmed by
 FTS5's ``porter`` tokenizer on both sides.
+
+How a keyword query is read (:func:`query_terms`, :func:`query_literals`): the query is split
+at white space into tokens, and each token loses the sentence punctuation around it (``.,;:!?``,
+quotes, brackets: "(cats?)" is the word cats). Chinese, Japanese and Korean runs are taken out
+of a token first and become their 2-character pairs. What is left of a token is
+
+- a **word** when it is letters and digits only (an apostrophe inside it allowed: "don't"),
+  not mixing letters with digits, except a number with a letter suffix ("3pm", "4th",
+  "1990s"), which is a word too. Words match whole words only, stemmed as the index stems
+  them ("cats" finds "cat", "art" never finds "start"); stop words are dropped;
+- an **identifier** when it holds any other character (``ERR_42``, ``src/app.py``, a URL,
+  ``os.path``, ``10:30``, ``C++``, ``well-known``) or mixes letters and digits otherwise
+  (``mp3``, ``v2``, ``9a7b3c``). An identifier matches its parts as a phrase in the index
+  (every tier), and also as a case-insensitive substring of a hot message;
+- dropped when it has no letter or digit at all ("--", "*" inside a longer query).
+
+A query that is nothing but symbols ("***", ":)") is looked for as typed, as a substring of
+the hot messages. A lone Chinese or Japanese character (a one-character run) is in the index
+only where it stands alone, so when the query has no longer term its single characters are
+also looked for as substrings of the hot messages.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from itertools import islice
 from operator import add
-from typing import Any
+from typing import Any, Literal
 
 from .errors import InvalidInput
 
@@ -21,7 +43,11 @@ __all__ = [
     "bigram_text",
     "check_json_text",
     "check_unicode",
+    "contains_phrase",
     "fts_match_expression",
+    "only_stop_words",
+    "query_literals",
+    "query_phrase",
     "query_terms",
     "search_text",
     "words",
@@ -123,15 +149,139 @@ def words(text: str) -> list[str]:
     return out
 
 
-def query_terms(query: str) -> list[str]:
-    """The search terms of a free-text query, in order, without duplicates.
+# Sentence punctuation around a query token, never part of it: "(cats?)" is the word cats.
+_TRIM = ".,;:!?'\"()[]{}<>\u00ab\u00bb\u2039\u203a\u201c\u201d\u2018\u2019\u201e\u201a\u2026" \
+        "\u3001\u3002\uff0c\uff0e\uff01\uff1f\uff1b\uff1a\uff08\uff09\u300c\u300d\u300e\u300f" \
+        "\u3010\u3011\u3008\u3009\u300a\u300b"
+_ALNUM = re.compile(r"[^\W_]")
+# A character that is not part of a word: a candidate mark of an identifier (a combining mark
+# is part of its letter; see ``_is_identifier``).
+_NOT_WORD_CHAR = re.compile("[^\\w'\u2019]|_")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
+# A number with a letter suffix (3pm, 4th, 1990s, 5km) is a word, not an identifier.
+_NUMBER_WITH_SUFFIX = re.compile(r"\d+[^\W\d_]+")
+# At most this many substrings are looked for in the hot tier per query (each one is tested
+# against every message the scan reads).
+_MAX_LITERALS = 16
+# A query's phrase is at most this many words (a longer paste is found by its beginning).
+_PHRASE_WORDS = 32
 
-    Stop words are dropped (a query made only of stop words keeps them, so it still means
-    something); see :func:`words` for the rest.
+_Kind = Literal["word", "stop", "identifier", "cjk"]
+
+
+def _is_identifier(piece: str) -> bool:
+    """A token (CJK-free, trimmed, with a letter or digit) that is not a plain word."""
+    for m in _NOT_WORD_CHAR.finditer(piece):
+        if unicodedata.category(m.group())[0] != "M":
+            return True
+    return (_DIGIT.search(piece) is not None and _LETTER.search(piece) is not None
+            and _NUMBER_WITH_SUFFIX.fullmatch(piece) is None)
+
+
+def _tokens(query: str) -> list[tuple[_Kind, str]]:
+    """The query's tokens in order, each classified as the module docstring says: words
+    (lower-cased; ``stop`` for a stop word), identifiers as typed, CJK runs."""
+    out: list[tuple[_Kind, str]] = []
+    for chunk in dict.fromkeys(query.split()):  # a repeated token is read once
+        parts = _CJK_SPLIT.split(chunk) if not chunk.isascii() else [chunk]
+        for i, part in enumerate(parts):
+            if i % 2:
+                out.append(("cjk", part))
+                continue
+            piece = part.strip(_TRIM)
+            if not _ALNUM.search(piece):
+                continue
+            if _is_identifier(piece):
+                out.append(("identifier", piece))
+            else:
+                out.extend(("stop" if w in STOP_WORDS else "word", w) for w in words(piece))
+    return out
+
+
+def _only_stop(tokens: list[tuple[_Kind, str]]) -> bool:
+    return bool(tokens) and all(kind == "stop" for kind, _ in tokens)
+
+
+def only_stop_words(query: str) -> bool:
+    """Whether the query's only words are stop words ("the", "and the"): no other word, no
+    identifier, no Chinese or Japanese, so a keyword search has nothing to look for."""
+    return _only_stop(_tokens(query))
+
+
+def query_terms(query: str) -> list[str]:
+    """The full-text search terms of a free-text query, in order, without duplicates: its
+    words (lower-cased, stop words dropped), its identifiers (each as the phrase of its words:
+    "ERR_42" is "err 42", which the index finds in "got ERR_42 again") and the 2-character
+    pairs of its CJK runs (see the module docstring).
+
+    A query made only of stop words keeps them, so it still means something to a caller that
+    ranks by them (a keyword search refuses such a query: see :func:`only_stop_words`).
     """
-    found = words(query)
-    kept = [w for w in found if w not in STOP_WORDS] or found
-    return list(dict.fromkeys(kept))
+    tokens = _tokens(query)
+    keep_stop = _only_stop(tokens)
+    out: list[str] = []
+    for kind, text in tokens:
+        if kind == "cjk":
+            out.extend(_pairs(text))
+        elif kind == "identifier":  # its words as one phrase: "ERR_42" is "err 42"
+            out.append(" ".join(words(text)))
+        elif kind == "word" or keep_stop:
+            out.append(text)
+    return list(dict.fromkeys(out))
+
+
+def query_literals(query: str) -> list[str]:
+    """What the hot tier is scanned for as case-insensitive substrings, as typed, in order,
+    without duplicates, at most 16: the query's identifiers; when it has no
+    word, identifier or CJK run of two characters or more, its one-character CJK runs; and a
+    query of symbols only ("***"), as a whole. Empty for a query of words, where the index
+    alone decides (whole words, stemmed).
+    """
+    tokens = _tokens(query)
+    found = [text for kind, text in tokens if kind == "identifier"]
+    if not any(kind in ("word", "identifier") or (kind == "cjk" and len(text) > 1)
+               for kind, text in tokens):
+        found += [text for kind, text in tokens if kind == "cjk"]
+        if not tokens and query.strip():
+            found.append(query.strip())
+    return list(dict.fromkeys(found))[:_MAX_LITERALS]
+
+
+def query_phrase(query: str) -> str | None:
+    """The query's words in order as one phrase (stop words kept, CJK runs as their pairs, at
+    most the first 32 words): every message that holds the query as written holds this
+    phrase, so a search looks for it beside the terms, and a literal match is found however
+    many messages match a term better. ``None`` when the query has fewer than two words or
+    the phrase is its only term."""
+    found: list[str] = []
+    for token in islice(_TOKEN.finditer(query), _PHRASE_WORDS):
+        found.extend(words(token.group()))
+    if len(found) < 2:
+        return None
+    phrase = " ".join(found[:_PHRASE_WORDS])
+    return None if query_terms(query) == [phrase] else phrase
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() and _CJK_CHAR.match(c) is None
+
+
+def contains_phrase(text: str, phrase: str) -> bool:
+    """``phrase`` occurs in ``text`` (as given: fold the case of both first), and not inside
+    a longer word: where the phrase begins (ends) with a letter or digit, the character before
+    (after) it is not one. Chinese and Japanese characters have no such edge."""
+    if not phrase:
+        return False
+    head, tail = _word_char(phrase[0]), _word_char(phrase[-1])
+    start = text.find(phrase)
+    while start >= 0:
+        end = start + len(phrase)
+        if not (head and start > 0 and _word_char(text[start - 1])) and not (
+                tail and end < len(text) and _word_char(text[end])):
+            return True
+        start = text.find(phrase, start + 1)
+    return False
 
 
 def fts_match_expression(terms: list[str]) -> str | None:

@@ -150,9 +150,14 @@ class Tools:
                 return "Error: keyword: search needs a non-empty keyword."
             check_unicode(keyword, "keyword")
             match = args.get("match")
-            hits = await self._memory.search(self.session, keyword, match=match,
-                                             time_range=time_range,
-                                             limit=self._clamp(args.get("limit")))
+            try:
+                hits = await self._memory.search(self.session, keyword, match=match,
+                                                 time_range=time_range,
+                                                 limit=self._clamp(args.get("limit")))
+            except InvalidInput as exc:  # the model named it "keyword" (e.g. only stop words)
+                if exc.field != "query":
+                    raise
+                raise InvalidInput("keyword", exc.reason) from exc
             if not hits:
                 return await self._no_match(keyword, match, time_range)
             return "\n".join(self._hit_line(h) for h in hits)

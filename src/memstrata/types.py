@@ -240,7 +240,8 @@ class KeywordRow:
     bm25: float
     """FTS5 relevance (larger is better); 0.0 when only the substring scan found it."""
     exact: bool
-    """The message contains the whole query (case-insensitive)."""
+    """The message contains the whole query as written (case-insensitive), not inside a
+    longer word."""
     hot: bool
 
 

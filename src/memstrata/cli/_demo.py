@@ -28,7 +28,7 @@ from ._render import context_json, hit_json, hits_table, kv_table, print_summary
 __all__ = ["DEMO_QUERIES", "DEMO_SEMANTIC_QUERY", "DEMO_SESSION", "demo_records"]
 
 DEMO_SESSION = "demo-taiwan-trip"
-DEMO_QUERIES = ("train", "night market", "花蓮", '"AND" OR (')
+DEMO_QUERIES = ("train", "night market", "花蓮", '"NEAR" OR (')
 DEMO_SEMANTIC_QUERY = "beef noodle soup for dinner"
 
 

@@ -1,4 +1,4 @@
-"""Turning store rows into ranked, chronological hits (pure)."""
+"""Checking a search's arguments, and turning store rows into ranked, chronological hits (pure)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from typing import Literal
 
 from ..config import Settings
 from ..errors import InvalidInput
+from ..text import fts_match_expression, only_stop_words, query_terms
 from ..types import Hit, KeywordRow, Message
 
 __all__ = ["MATCH_MODES", "TIME_RANGES", "check_limit", "check_min_score", "expand",
-           "keyword_ranking", "match_mode", "since"]
+           "keyword_match", "keyword_ranking", "match_mode", "since"]
 
 _DAY_NS = 86_400 * 10**9
 TIME_RANGES: dict[str, int | None] = {
@@ -62,6 +63,22 @@ def check_min_score(min_score: object, settings: Settings) -> float:
         raise InvalidInput("min_score", f"must be a number from -1 to 1 (a similarity; -1 "
                            f"turns the floor off) or None; got {min_score!r}")
     return float(min_score)
+
+
+def keyword_match(query: str) -> str | None:
+    """The full-text expression of a keyword search for ``query`` (``None``: no term the
+    index can look for, as in a query of symbols only).
+
+    A query whose only words are stop words ("the", "and the") is refused with
+    ``InvalidInput`` naming ``query``: every message holds such words, so a keyword search
+    for them has nothing to find. (Semantic and hybrid search still take such a query: it can
+    be embedded.)
+    """
+    if only_stop_words(query):
+        raise InvalidInput("query", "has only common words (stop words), so there is nothing "
+                           "for a keyword search to look for; add a word that names what to "
+                           "find")
+    return fts_match_expression(query_terms(query))
 
 
 def keyword_ranking(rows: Sequence[KeywordRow]) -> list[Hit]:

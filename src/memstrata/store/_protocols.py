@@ -75,8 +75,12 @@ class MessageStore(Protocol):
 
     async def keyword(self, tenant: str, session: str | None, match: str | None, raw: str, *,
                       since: int | None, limit: int) -> list[KeywordRow]:
-        """FTS5 hits for ``match`` over the archive plus substring hits of ``raw`` over the
-        hot tier, without duplicates."""
+        """Full-text hits for ``match`` (``text.fts_match_expression``: whole words, stemmed)
+        over the whole archive, hot tier included, plus the hot messages holding one of the
+        literals of the query ``raw`` (``text.query_literals``: its identifiers, lone CJK
+        characters, or a query of symbols only) as a case-insensitive substring, without
+        duplicates. A query of plain words scans nothing: a word never matches inside
+        another word, in any tier."""
         ...
 
     async def page(self, tenant: str, session: str | None, *, since: int | None,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from .._compaction import CompactionPolicy
 from ..store import Store
 from ..types import Message, Summary
-from ._common import OFF, T0, Check, keyword_ids, msg, pairs
+from ._common import OFF, T0, Check, keyword_ids, msg, pairs, turns
 
 __all__ = ["MESSAGE_CHECKS"]
 
@@ -87,7 +87,7 @@ async def check_tenant_isolation(store: Store) -> None:
 
 
 async def check_keyword(store: Store) -> None:
-    """Stemmed English, CJK bigrams, session scope, hot substring, time filter, hostile text."""
+    """Stemmed English, CJK bigrams, session scope, identifiers, time filter, hostile text."""
     await store.append("t", "s", [
         msg("user", "We were running the database migration", T0),
         msg("assistant", "我們討論了資料庫設計", T0 + 10),
@@ -105,6 +105,59 @@ async def check_keyword(store: Store) -> None:
                     "^x", "(((", "-x", "\\"]:
         await keyword_ids(store, "t", "s", hostile)
     assert len(await store.recent("t", "s", 10)) == 3
+
+
+_WORDS_AND_IDENTIFIERS = (
+    "We need to concatenate the files.", "The cathedral was beautiful.",
+    "Let's start the party at eight.", "The cat sat on the mat.", "I run every morning.",
+    "got ERR_42 again", "I am 42 years old", "edit src/app.py now",
+    "我妹妹想去花蓮看太魯閣。",
+)
+
+
+async def _whole_word_hits(store: Store, session: str, by_content: dict[str, int]) -> None:
+    async def found(query: str) -> set[str]:
+        ids = set(await keyword_ids(store, "t", session, query))
+        return {text for text, mid in by_content.items() if mid in ids}
+    assert await found("cat") == {"The cat sat on the mat."}
+    assert await found("cats") == {"The cat sat on the mat."}
+    assert await found("art") == set()
+    assert await found("running") == {"I run every morning."}
+    assert await found("ERR_42") == {"got ERR_42 again"}
+    assert await found("src/app.py") == {"edit src/app.py now"}
+    assert await found("花蓮") == {"我妹妹想去花蓮看太魯閣。"}
+
+
+async def check_keyword_whole_words(store: Store) -> None:
+    """Words match whole words only, stemmed ("cat" never finds "concatenate", "art" never
+    "start", "cats" finds "cat"), and an identifier ("ERR_42", "src/app.py") finds the message
+    that holds it but not one holding only a part of it ("42"), whether the messages are hot
+    or behind the compaction cutoff."""
+    stored = await store.append("t", "s", [msg("user", t, T0 + i)
+                                           for i, t in enumerate(_WORDS_AND_IDENTIFIERS)],
+                                now=T0, policy=OFF)
+    by_content = {m.content: m.id for m in stored}
+    await _whole_word_hits(store, "s", by_content)
+    await store.append("t", "s", pairs(12, 100), now=T0, policy=turns(12, 4))
+    row = await store.session("t", "s")
+    assert row is not None and row.cutoff > max(by_content.values())  # none of them is hot
+    await _whole_word_hits(store, "s", by_content)
+    assert await keyword_ids(store, "t", None, "cat") == [by_content["The cat sat on the mat."]]
+
+
+async def check_keyword_literals_in_the_hot_tier(store: Store) -> None:
+    """Among hot messages, an identifier, a lone CJK character and a query of symbols only are
+    also found as case-insensitive substrings (inside longer tokens); plain words never are."""
+    a, b, c, d = await store.append("t", "s", [
+        msg("user", "the build failed with XERR_42X"), msg("user", "我們下週去花蓮"),
+        msg("user", "ok *** done"), msg("user", "the catalogue is ready")], now=T0, policy=OFF)
+    assert await keyword_ids(store, "t", "s", "err_42") == [a.id]
+    assert await keyword_ids(store, "t", None, "ERR_42") == [a.id]
+    assert await keyword_ids(store, "t", "s", "蓮") == [b.id]
+    assert await keyword_ids(store, "t", "s", "***") == [c.id]
+    assert await keyword_ids(store, "t", "s", "cat") == []
+    assert await keyword_ids(store, "t", None, "log") == []
+    assert await keyword_ids(store, "t", "s", "catalogue") == [d.id]
 
 
 async def check_compaction_bytes(store: Store) -> None:
@@ -209,7 +262,8 @@ MESSAGE_CHECKS: Sequence[Check] = (
     check_append_order, check_ids_never_reused, check_idempotency_key,
     check_idempotency_keys_in_a_batch, check_keys_of_messages,
     check_tenant_isolation,
-    check_keyword, check_compaction_bytes, check_compaction_turns, check_summary,
+    check_keyword, check_keyword_whole_words, check_keyword_literals_in_the_hot_tier,
+    check_compaction_bytes, check_compaction_turns, check_summary,
     check_reset_and_remove, check_purge_idle, check_import_atomic, check_forget_counts,
     check_reading_helpers,
 )

@@ -190,6 +190,10 @@ SELECT_TENANT_MAX_ID = "SELECT coalesce(max(id), 0) FROM messages WHERE tenant =
 # of the 26 letters did the same some 25 times slower, on every row a substring scan reads).
 ASCII_LOWER = 'lower(({}) COLLATE "C")'
 
+# Any of the query's literals (lower-cased strings, see ``text.query_literals``) in a message.
+ANY_LITERAL = (f"EXISTS (SELECT 1 FROM unnest(%(needles)s::text[]) n "
+               f"WHERE strpos({ASCII_LOWER.format('m.content')}, n) > 0)")
+
 # The substring scan reads the newest hot messages of the session only; the tsvector index
 # covers the whole archive. The span is read in a subquery with its own LIMIT, which the
 # planner cannot merge into the outer query: it always walks the session's index for at most
@@ -202,13 +206,13 @@ SELECT {M_COLUMNS} FROM (
     WHERE tenant = %(tenant)s AND session = %(session)s
       AND id > (SELECT cutoff FROM sessions WHERE tenant = %(tenant)s AND id = %(session)s)
     ORDER BY id DESC LIMIT %(span)s) m
-WHERE m.at >= %(low)s AND strpos({ASCII_LOWER.format("m.content")}, %(needle)s) > 0
+WHERE m.at >= %(low)s AND {ANY_LITERAL}
 ORDER BY m.id DESC LIMIT %(limit)s"""
 
 SELECT_HOT_SUBSTRING_TENANT = f"""
 SELECT {M_COLUMNS} FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 WHERE m.tenant = %(tenant)s AND m.id > %(lo)s AND m.id > s.cutoff AND m.at >= %(low)s
-  AND strpos({ASCII_LOWER.format("m.content")}, %(needle)s) > 0
+  AND {ANY_LITERAL}
 ORDER BY m.id DESC LIMIT %(limit)s"""
 
 # -- summaries and sessions ------------------------------------------------------------------

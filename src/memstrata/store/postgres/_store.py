@@ -11,7 +11,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..._compaction import CompactionPolicy
+from ...text import query_literals, query_phrase
 from ...types import Draft, KeywordRow, Message, SessionInfo, SessionRow, Summary
+from .._keyword import keyword_rows
 from . import _sql as sql
 from . import _vectors_sql as vsql
 from ._append import append as append_rows
@@ -20,7 +22,7 @@ from ._errors import PostgresErrorStore
 from ._keys import PostgresKeys
 from ._rows import ascii_lower, row_message, row_summary
 from ._runs import PostgresRuns
-from ._text import match_terms
+from ._text import fold, match_terms
 from ._vectors import PostgresVectors
 
 __all__ = ["PostgresStore"]
@@ -184,43 +186,38 @@ class PostgresStore:
 
     async def keyword(self, tenant: str, session: str | None, match: str | None, raw: str, *,
                       since: int | None, limit: int) -> list[KeywordRow]:
-        needle = ascii_lower(raw)
         terms = match_terms(match)
+        words = query_phrase(raw)
+        phrase = [] if words is None else [fold(words)]
+        # No stored text holds NUL (PostgreSQL cannot store it): such a literal matches nothing.
+        needles = list(dict.fromkeys(ascii_lower(x) for x in query_literals(raw)
+                                     if "\x00" not in x))
         low = since if since is not None else _MIN_ID
-
-        # No stored text holds NUL (PostgreSQL cannot store it): such a needle matches nothing.
-        scan = "\x00" not in needle
 
         async def body(c: Conn) -> list[KeywordRow]:
             sub: list[Any] = []
             if session is not None:
                 ranked = await _fts_session(c, tenant, session, terms, low, limit)
-                if scan:
+                phrased = await _fts_session(c, tenant, session, phrase, low, limit)
+                if needles:
                     sub = await (await c.execute(sql.SELECT_HOT_SUBSTRING_SESSION, {
                         "tenant": tenant, "session": session,
-                        "span": _SESSION_SUBSTRING_SPAN, "low": low, "needle": needle,
+                        "span": _SESSION_SUBSTRING_SPAN, "low": low, "needles": needles,
                         "limit": limit})).fetchall()
             else:
                 top = int((await (await c.execute(sql.SELECT_TENANT_MAX_ID, (tenant,))
                                   ).fetchall())[0][0])
                 ranked = await _fts_tenant(c, tenant, terms, low, limit, top)
-                if scan:
+                phrased = await _fts_tenant(c, tenant, phrase, low, limit, top)
+                if needles:
                     # Never prepared (nor in ``_fts_tenant``): a generic plan, blind to the
                     # span's lower bound, scanned every message of the tenant (0.8 s at 1M).
                     sub = await (await c.execute(sql.SELECT_HOT_SUBSTRING_TENANT, {
                         "tenant": tenant, "lo": top - _TENANT_SUBSTRING_SPAN, "low": low,
-                        "needle": needle, "limit": limit}, prepare=False)).fetchall()
-            hot_ids = {int(r[0]) for r in sub}
-            out: dict[int, KeywordRow] = {}
-            for row, score in ranked:
-                m = row_message(row)
-                out[m.id] = KeywordRow(message=m, bm25=score, hot=m.id in hot_ids,
-                                       exact=needle in ascii_lower(m.content))
-            for row in sub:
-                if int(row[0]) not in out:
-                    out[int(row[0])] = KeywordRow(message=row_message(row), bm25=0.0,
-                                                  exact=True, hot=True)
-            return list(out.values())
+                        "needles": needles, "limit": limit}, prepare=False)).fetchall()
+            return keyword_rows([(row_message(row), score) for row, score in ranked],
+                                [(row_message(row), score) for row, score in phrased],
+                                map(row_message, sub), raw, ascii_lower)
         return await self._db.read(body)
 
     async def page(self, tenant: str, session: str | None, *, since: int | None,

@@ -107,7 +107,10 @@ SELECT {MESSAGE_COLUMNS} FROM messages
 WHERE id IN (SELECT value FROM json_each(?)) AND +tenant = ? AND at >= ?"""
 
 # The substring scan reads the newest hot messages of the session only (the index on
-# (tenant, session, id) finds them); FTS5 covers the whole archive.
+# (tenant, session, id) finds them); FTS5 covers the whole archive. It looks for any of the
+# query's literals (a JSON array of lower-cased strings, see ``text.query_literals``).
+_ANY_LITERAL = ("EXISTS (SELECT 1 FROM json_each({needles}) n "
+                "WHERE instr(lower(m.content), n.value) > 0)")
 SELECT_HOT_SUBSTRING_SESSION = f"""
 SELECT {_M_COLUMNS} FROM messages m
 WHERE m.id IN (
@@ -115,7 +118,7 @@ WHERE m.id IN (
     WHERE h.tenant = ?1 AND h.session = ?2
       AND h.id > (SELECT cutoff FROM sessions WHERE tenant = ?1 AND id = ?2)
     ORDER BY h.id DESC LIMIT ?3)
-  AND m.at >= ?4 AND instr(lower(m.content), ?5) > 0
+  AND m.at >= ?4 AND {_ANY_LITERAL.format(needles="?5")}
 ORDER BY m.id DESC LIMIT ?6"""
 
 SELECT_MAX_ID = "SELECT max(id) FROM messages"
@@ -125,7 +128,7 @@ SELECT_MAX_ID = "SELECT max(id) FROM messages"
 SELECT_HOT_SUBSTRING_TENANT = f"""
 SELECT {_M_COLUMNS} FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 WHERE +m.tenant = ? AND m.id > ? AND m.id > s.cutoff AND m.at >= ?
-  AND instr(lower(m.content), ?) > 0
+  AND {_ANY_LITERAL.format(needles="?")}
 ORDER BY m.id DESC LIMIT ?"""
 
 SELECT_SUMMARY = """

@@ -11,7 +11,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..._compaction import CompactionPolicy
+from ...text import fts_match_expression, query_literals, query_phrase
 from ...types import Draft, KeywordRow, Message, SessionInfo, SessionRow, Summary
+from .._keyword import keyword_rows
 from . import _sql as sql
 from ._append import append as append_rows
 from ._connection import Connection
@@ -173,31 +175,28 @@ class SQLiteStore:
 
     async def keyword(self, tenant: str, session: str | None, match: str | None, raw: str, *,
                       since: int | None, limit: int) -> list[KeywordRow]:
-        needle = ascii_lower(raw)
+        literals = list(dict.fromkeys(ascii_lower(x) for x in query_literals(raw)))
+        needles = json.dumps(literals, ensure_ascii=False)
+        words = query_phrase(raw)
+        phrase = None if words is None else fts_match_expression([words])
         low = since if since is not None else -(2**63)
 
         def body(c: sqlite3.Connection) -> list[KeywordRow]:
             top = int(c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0)
             ranked = _fts(c, tenant, session, match, low, limit, top)
-            if session is not None:
+            phrased = _fts(c, tenant, session, phrase, low, limit, top)
+            sub: list[Any] = []
+            if literals and session is not None:
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_SESSION,
-                                (tenant, session, _SESSION_SUBSTRING_SPAN, low, needle,
+                                (tenant, session, _SESSION_SUBSTRING_SPAN, low, needles,
                                  limit)).fetchall()
-            else:
+            elif literals:
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_TENANT,
-                                (tenant, top - _TENANT_SUBSTRING_SPAN, low, needle,
+                                (tenant, top - _TENANT_SUBSTRING_SPAN, low, needles,
                                  limit)).fetchall()
-            hot_ids = {r[0] for r in sub}
-            out: dict[int, KeywordRow] = {}
-            for row, score in ranked:
-                m = row_message(row)
-                out[m.id] = KeywordRow(message=m, bm25=score, hot=m.id in hot_ids,
-                                       exact=needle in ascii_lower(m.content))
-            for row in sub:
-                if row[0] not in out:
-                    out[row[0]] = KeywordRow(message=row_message(row), bm25=0.0, exact=True,
-                                             hot=True)
-            return list(out.values())
+            return keyword_rows([(row_message(row), score) for row, score in ranked],
+                                [(row_message(row), score) for row, score in phrased],
+                                map(row_message, sub), raw, ascii_lower)
         return await self._db.read(body)
 
     async def page(self, tenant: str, session: str | None, *, since: int | None,
