@@ -16,9 +16,45 @@ import sys
 import zlib
 from collections import Counter
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 _LINE = re.compile(r"^(\d{4}-\d{2}-\d{2}) (.+?)(?: #([\w-]+))?$")
 KINDS = {"direct", "dialogue", "cross-lingual", "update"}
+
+
+class Pool(TypedDict):
+    """One user's pool as written in make_memory_pool_*.py."""
+
+    id: str
+    user: str
+    memories: str  # lines ``YYYY-MM-DD text [#label]``
+    questions: list[tuple[str, list[str], str, str]]  # (question, labels, kind, lang)
+    extra: NotRequired[str]  # more memory lines, kept apart from the core ones
+    trivia: NotRequired[int]  # how many trivial memories to mix in
+
+
+class Message(TypedDict):
+    role: str
+    sender: str
+    text: str
+
+
+class Session(TypedDict):
+    date: str
+    messages: list[Message]
+
+
+class Question(TypedDict):
+    question: str
+    evidence: list[str]
+    lang: str
+    kind: str
+
+
+class Conversation(TypedDict):
+    id: str
+    sessions: list[Session]
+    questions: list[Question]
 
 
 def parse(block: str) -> list[tuple[str, str, str | None]]:
@@ -34,7 +70,7 @@ def parse(block: str) -> list[tuple[str, str, str | None]]:
     return out
 
 
-def build_pool(pool: dict, trivia: list[str]) -> dict:
+def build_pool(pool: Pool, trivia: list[str]) -> Conversation:
     rng = random.Random(zlib.crc32(pool["id"].encode()))
     mems = parse(pool["memories"] + "\n" + pool.get("extra", ""))
     dates = sorted(d for d, _, _ in mems)
@@ -47,7 +83,8 @@ def build_pool(pool: dict, trivia: list[str]) -> dict:
     for text in picks:
         mems.append(((d0 + timedelta(days=rng.randrange(span + 1))).isoformat(), text, None))
     order = sorted(range(len(mems)), key=lambda i: (mems[i][0], i))
-    sessions, where = [], {}
+    sessions: list[Session] = []
+    where: dict[str, str] = {}
     used_times: set[str] = set()
     for pos, i in enumerate(order, 1):
         d, text, label = mems[i]
@@ -67,7 +104,7 @@ def build_pool(pool: dict, trivia: list[str]) -> dict:
     remap = {old + 1: new + 1 for new, old in enumerate(idx)}
     sessions = [sessions[k] for k in idx]
     where = {lab: f"{remap[int(ev.split(':')[0])]}:1" for lab, ev in where.items()}
-    questions = []
+    questions: list[Question] = []
     for q in pool["questions"]:
         text, labels, kind, lang = q
         questions.append({"question": text, "evidence": [where[lab] for lab in labels],
@@ -75,7 +112,7 @@ def build_pool(pool: dict, trivia: list[str]) -> dict:
     return {"id": pool["id"], "sessions": sessions, "questions": questions}
 
 
-def write_set(path: Path, name: str, description: str, pools: list[dict], trivia: list[str],
+def write_set(path: Path, name: str, description: str, pools: list[Pool], trivia: list[str],
               min_pools: int = 8, min_questions: int = 160, show: int = 0) -> None:
     convs = [build_pool(p, trivia) for p in pools]
     obj = {"name": name, "description": description, "scope": "tenant", "conversations": convs}
@@ -97,8 +134,8 @@ def write_set(path: Path, name: str, description: str, pools: list[dict], trivia
             assert q["lang"] in ("zh", "en"), q
             assert 1 <= len(q["evidence"]) <= 3, q
             for ev in q["evidence"]:
-                s, m = map(int, ev.split(":"))
-                assert 1 <= s <= n and m == 1, (c["id"], ev)
+                s_i, m_i = map(int, ev.split(":"))
+                assert 1 <= s_i <= n and m_i == 1, (c["id"], ev)
             kinds[q["kind"]] += 1
             langs[q["lang"]] += 1
             total_q += 1
@@ -122,6 +159,6 @@ def write_set(path: Path, name: str, description: str, pools: list[dict], trivia
                     print(f"    {ev} {s['date'][:10]} {s['messages'][0]['text']}")
 
 
-def main(path: Path, name: str, description: str, pools: list[dict], trivia: list[str]) -> None:
+def main(path: Path, name: str, description: str, pools: list[Pool], trivia: list[str]) -> None:
     show = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     write_set(path, name, description, pools, trivia, show=show)

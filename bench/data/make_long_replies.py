@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TypedDict
 
 HERE = Path(__file__).resolve().parent
 KINDS = {"preference", "update", "user-fact", "reply-fact", "multi", "temporal"}
@@ -44,23 +45,51 @@ def A(text: str, label: str | None = None) -> Msg:
     return Msg("assistant", textwrap.dedent(text).strip("\n"), label)
 
 
+class Message(TypedDict):
+    role: str
+    sender: str
+    text: str
+
+
+class Session(TypedDict):
+    date: str
+    messages: list[Message]
+
+
+class Question(TypedDict):
+    question: str
+    evidence: list[str]
+    lang: str
+    kind: str
+
+
+class Conversation(TypedDict):
+    id: str
+    sessions: list[Session]
+    questions: list[Question]
+
+
+# (question, labels, kind) or (question, labels, kind, lang) when it differs from the conversation's
+QuestionSpec = tuple[str, list[str], str] | tuple[str, list[str], str, str]
+
+
 @dataclass
 class Conv:
     id: str
     user: str
     lang: str
     sessions: list[tuple[str, list[Msg]]]
-    questions: list[tuple]
-    extra: dict = field(default_factory=dict)
+    questions: list[QuestionSpec]
+    extra: dict[str, object] = field(default_factory=dict)
 
 
-def build(conv: Conv) -> dict:
+def build(conv: Conv) -> Conversation:
     where: dict[str, str] = {}
     roles: dict[str, str] = {}
-    sessions = []
+    sessions: list[Session] = []
     for s, (date, msgs) in enumerate(conv.sessions, 1):
         datetime.strptime(date, "%Y-%m-%d %H:%M")
-        out = []
+        out: list[Message] = []
         for m, msg in enumerate(msgs, 1):
             if msg.label:
                 assert msg.label not in where, (conv.id, msg.label)
@@ -69,7 +98,7 @@ def build(conv: Conv) -> dict:
             sender = conv.user if msg.role == "user" else "assistant"
             out.append({"role": msg.role, "sender": sender, "text": msg.text})
         sessions.append({"date": date, "messages": out})
-    questions = []
+    questions: list[Question] = []
     for q in conv.questions:
         text, labels, kind = q[:3]
         lang = q[3] if len(q) > 3 else conv.lang
@@ -111,9 +140,11 @@ def main() -> None:
     kinds: Counter[str] = Counter()
     langs: Counter[str] = Counter()
     conv_langs: Counter[str] = Counter()
-    ulen, alen, n_msgs = [], [], 0
-    warn = []
-    for c, conv in zip(data, convs):
+    ulen: list[int] = []
+    alen: list[int] = []
+    n_msgs = 0
+    warn: list[tuple[str, str, int, str]] = []
+    for c, conv in zip(data, convs, strict=True):
         conv_langs[conv.lang] += 1
         n = sum(len(s["messages"]) for s in c["sessions"])
         n_msgs += n
@@ -137,8 +168,8 @@ def main() -> None:
                     warn.append((c["id"], m["role"], len(m["text"]), m["text"][:40]))
         for q in c["questions"]:
             for ev in q["evidence"]:
-                s, m = map(int, ev.split(":"))
-                assert 1 <= s <= len(c["sessions"]) and 1 <= m <= len(c["sessions"][s - 1]["messages"])
+                s_i, m_i = map(int, ev.split(":"))
+                assert 1 <= s_i <= len(c["sessions"]) and 1 <= m_i <= len(c["sessions"][s_i - 1]["messages"])
             kinds[q["kind"]] += 1
             langs[q["lang"]] += 1
     total = sum(kinds.values())
@@ -165,8 +196,8 @@ def main() -> None:
             for q in rng.sample(c["questions"], min(show, len(c["questions"]))):
                 print(f"\n[{c['id']}] ({q['kind']}) {q['question']}")
                 for ev in q["evidence"]:
-                    s, m = map(int, ev.split(":"))
-                    msg = c["sessions"][s - 1]["messages"][m - 1]
+                    s_i, m_i = map(int, ev.split(":"))
+                    msg = c["sessions"][s_i - 1]["messages"][m_i - 1]
                     print(f"    {ev} {msg['role']}: {msg['text'][:160]!r}")
 
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _memory_pool import main  # noqa: E402
+from _memory_pool import Pool, main
 
 TRIVIA = """
 Had leftover pasta for lunch
@@ -68,7 +68,7 @@ Booked a dental cleaning for next week
 Renewed a library book online
 """
 
-POOLS = [
+POOLS: list[Pool] = [
 dict(id="en-01", user="Priya", memories="""
 2023-05-06 User is Priya Shah, lives in Ballard, Seattle #home
 2023-05-06 Priya is a product manager at a logistics software company #job

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _memory_pool import main  # noqa: E402
+from _memory_pool import Pool, main
 
 TRIVIA = """
 午餐吃了便當
@@ -68,7 +68,7 @@ TRIVIA = """
 訂了下週的牙醫洗牙
 """
 
-POOLS = [
+POOLS: list[Pool] = [
 dict(id="zh-01", user="林佳穎", memories="""
 2023-09-03 使用者叫林佳穎，住在台中市西屯區 #home
 2023-09-03 佳穎是會計師，在一家會計師事務所上班 #job

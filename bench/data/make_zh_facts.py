@@ -12,20 +12,55 @@ import os
 import re
 import sys
 from collections import Counter
+from typing import TypedDict
+
+
+class Message(TypedDict):
+    role: str
+    sender: str
+    text: str
+
+
+class Session(TypedDict):
+    date: str
+    messages: list[Message]
+
+
+class Question(TypedDict):
+    question: str
+    evidence: list[str]
+    lang: str
+    kind: str
+
+
+class Conversation(TypedDict):
+    id: str
+    sessions: list[Session]
+    questions: list[Question]
+
+
+class Dataset(TypedDict):
+    name: str
+    description: str
+    scope: str
+    conversations: list[Conversation]
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "zh_facts.json")
 KINDS = {"para": "paraphrase", "cross": "cross-lingual", "update": "update", "multi": "multi",
          "temp": "temporal", "pref": "preference", "kw": "keyword"}
-CONVS = []
-LABELS = {}  # conversation id -> {label: "S:M"}
+CONVS: list[Conversation] = []
+LABELS: dict[str, dict[str, str]] = {}  # conversation id -> {label: "S:M"}
 
 
-def conv(cid, speakers, sessions, questions):
+def conv(cid: str, speakers: dict[str, tuple[str, str]], sessions: list[tuple[str, str]],
+         questions: str) -> None:
     """speakers: {code: (role, sender)}; sessions: [(date, body)]; questions: text block."""
-    out_sessions, labels = [], {}
+    out_sessions: list[Session] = []
+    labels: dict[str, str] = {}
     for s_i, (date, body) in enumerate(sessions, 1):
-        msgs = []
+        msgs: list[Message] = []
         for line in body.strip().splitlines():
             line = line.strip()
             if not line:
@@ -38,16 +73,16 @@ def conv(cid, speakers, sessions, questions):
                 assert lab not in labels, (cid, lab)
                 labels[lab] = f"{s_i}:{len(msgs)}"
         out_sessions.append({"date": date, "messages": msgs})
-    qs = []
+    qs: list[Question] = []
     for line in questions.strip().splitlines():
         line = line.strip()
         if not line:
             continue
         meta, q = line.split(" | ", 1)
-        lang, kind, *labs = meta.split()
-        missing = [lab for lab in labs if lab not in labels]
+        lang, kind, *q_labs = meta.split()
+        missing = [lab for lab in q_labs if lab not in labels]
         assert not missing, (cid, missing, q)
-        qs.append({"question": q.strip(), "evidence": [labels[lab] for lab in labs],
+        qs.append({"question": q.strip(), "evidence": [labels[lab] for lab in q_labs],
                    "lang": lang, "kind": KINDS[kind]})
     LABELS[cid] = labels
     CONVS.append({"id": cid, "sessions": out_sessions, "questions": qs})
@@ -1661,7 +1696,7 @@ zh para helper | 安安出生之後，誰會住進來幫忙？待多久？
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-def _longest_common(a, b):
+def _longest_common(a: str, b: str) -> str:
     """Longest common substring of a and b (case-insensitive, punctuation and spaces dropped)."""
     a, b = (re.sub(r"[\W_]+", "", x.lower()) for x in (a, b))
     best, prev = "", [0] * (len(b) + 1)
@@ -1676,10 +1711,12 @@ def _longest_common(a, b):
     return best
 
 
-def check(data, show=False):
+def check(data: Dataset, show: bool = False) -> None:
     assert len(data["conversations"]) >= 12
     total_q = total_m = 0
-    by_lang, by_kind, by_lang_kind = Counter(), Counter(), Counter()
+    by_lang: Counter[str] = Counter()
+    by_kind: Counter[str] = Counter()
+    by_lang_kind: Counter[tuple[str, str]] = Counter()
     for c in data["conversations"]:
         sessions = c["sessions"]
         assert 4 <= len(sessions) <= 10, (c["id"], len(sessions))
@@ -1698,7 +1735,7 @@ def check(data, show=False):
                 assert CJK.search(q["question"]), q
             else:
                 assert len(CJK.findall(q["question"])) <= 4, q
-            texts = []
+            texts: list[str] = []
             for ev in q["evidence"]:
                 s_i, m_i = map(int, ev.split(":"))
                 assert 1 <= s_i <= len(sessions) and 1 <= m_i <= len(sessions[s_i - 1]["messages"]), (c["id"], ev)
@@ -1710,7 +1747,7 @@ def check(data, show=False):
             if show or flag:
                 print(f"[{c['id']} {q['lang']} {q['kind']}] {q['question']}{flag}")
                 if show:
-                    for ev, t in zip(q["evidence"], texts):
+                    for ev, t in zip(q["evidence"], texts, strict=True):
                         print(f"      {ev}: {t}")
             by_lang[q["lang"]] += 1
             by_kind[q["kind"]] += 1
@@ -1721,16 +1758,16 @@ def check(data, show=False):
           f"{sum(len(c['sessions']) for c in data['conversations'])}, messages {total_m}, questions {total_q}")
     print("by lang:", dict(by_lang))
     print("by kind:", dict(by_kind))
-    print("by lang and kind:", {f"{l}/{k}": n for (l, k), n in sorted(by_lang_kind.items())})
+    print("by lang and kind:", {f"{lang}/{k}": n for (lang, k), n in sorted(by_lang_kind.items())})
 
 
-def main():
-    data = {"name": "zh-facts",
-            "description": "Traditional Chinese (code-switched with English) conversations between users and an "
-                           "assistant or between friends, with paraphrased, cross-lingual, update, multi-evidence, "
-                           "temporal, preference and keyword questions pointing at the messages that state each fact.",
-            "scope": "session",
-            "conversations": CONVS}
+def main() -> None:
+    data: Dataset = {"name": "zh-facts",
+                     "description": "Traditional Chinese (code-switched with English) conversations between users and an "
+                                    "assistant or between friends, with paraphrased, cross-lingual, update, multi-evidence, "
+                                    "temporal, preference and keyword questions pointing at the messages that state each fact.",
+                     "scope": "session",
+                     "conversations": CONVS}
     text = json.dumps(data, ensure_ascii=False, indent=1)
     check(json.loads(text), show="--show" in sys.argv)
     with open(OUT, "w", encoding="utf-8") as f:
