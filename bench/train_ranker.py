@@ -22,18 +22,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
+import pickle
 import sys
 import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from _offtopic import OFF_TOPIC_EVAL, OFF_TOPIC_TRAIN
 from _rankdata import EmbedCache, Query, prepare
 from _sets import SETS, Conv, load_sets
+from threadpoolctl import threadpool_limits
 
 from memstrata.providers import LocalEmbedder
 from memstrata.search._features import FEATURES, SEMANTIC_FEATURES
@@ -45,7 +49,16 @@ SHIPPED = ROOT / "src" / "memstrata" / "data" / RANKER_FILE
 FOLDS = 5
 KS = (1, 5, 10)
 L2 = 1.0
+HIDDEN = 0
+LISTWISE = 3.0
+SEED = 20261202
+KEEP = 0.25
+EPOCHS = 6
+BATCH = 4096
+LEARNING_RATE = 3e-3
+L2_HIDDEN = 1e-4
 OFF_TOPIC_SHARE = 0.25
+RATIOS = (0.05, 0.1, 0.2)
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -84,17 +97,136 @@ def fit_logistic(x: FloatArray, y: FloatArray, w: FloatArray, l2: float,
     return beta[:-1], float(beta[-1])
 
 
+def fit_combined(x: FloatArray, y: FloatArray, w: FloatArray, starts: npt.NDArray[np.int64],
+                 listwise: npt.NDArray[np.bool_], l2: float, weight: float,
+                 row_weight: FloatArray, query_weight: FloatArray,
+                 iterations: int = 15) -> tuple[FloatArray, float]:
+    """Newton's method on the pointwise log loss (weights ``w``: absolute, calibratable
+    scores) plus ``weight`` times a listwise loss: for each question that has evidence (its
+    rows ``starts[q]:starts[q+1]``), minus the mean log-softmax of its evidence rows among
+    its rows (ranking within a question). The bias is not regularised."""
+    n, d = x.shape
+    a = np.hstack([x, np.ones((n, 1))])
+    beta = np.zeros(d + 1)
+    reg = np.full(d + 1, l2)
+    reg[-1] = 0.0
+    ends = np.append(starts[1:], n)
+    qid = np.repeat(np.arange(len(starts)), ends - starts)
+    pos_count = np.add.reduceat(y, starts)
+    use = listwise & (pos_count > 0)
+    weight_q = weight * np.asarray(query_weight, dtype=np.float64)
+    qweight = np.where(use, weight_q / np.maximum(pos_count, 1), 0.0)  # per evidence row
+    # Rows drawn with probability ``keep`` stand for 1/keep rows in the softmax too.
+    rows_on = use[qid] * row_weight
+
+    def loss(b: FloatArray) -> float:
+        s = a @ b
+        point = float(np.sum(w * (np.logaddexp(0, s) - y * s)))
+        top = np.maximum.reduceat(s, starts)
+        part = np.log(np.maximum(np.add.reduceat(np.exp(s - top[qid]) * rows_on, starts),
+                                 1e-300)) + top
+        pos = np.add.reduceat(s * y * qweight[qid], starts)
+        listwise_loss = float(np.sum(np.where(use, weight_q * part, 0.0) - pos))
+        return point + listwise_loss + 0.5 * float(np.sum(reg * b * b))
+
+    current = loss(beta)
+    for _ in range(iterations):
+        s = a @ beta
+        p = _sigmoid(s)
+        grad = a.T @ (w * (p - y)) + reg * beta
+        h = (a * (w * p * (1 - p))[:, None]).T @ a + np.diag(reg) + 1e-9 * np.eye(d + 1)
+        # listwise part (the bias cancels in a softmax; its column is constant)
+        top = np.maximum.reduceat(s, starts)
+        e = np.exp(s - top[qid]) * rows_on
+        total = np.add.reduceat(e, starts)
+        soft = e / np.where(total > 0, total, 1.0)[qid]
+        qw = (weight_q * use)[qid]
+        mean_x = np.add.reduceat(a * soft[:, None], starts)  # per question
+        pos_x = np.add.reduceat(a * (y * qweight[qid])[:, None], starts)
+        grad += (weight_q * use)[:, None].T.dot(mean_x).ravel() - pos_x.sum(axis=0)
+        h += (a * (soft * qw)[:, None]).T @ a - (mean_x * (weight_q * use)[:, None]).T @ mean_x
+        step = np.linalg.solve(h, grad)
+        # Damped: halve the step until the loss goes down (a softmax is no quadratic).
+        for _ in range(30):
+            trial = beta - step
+            value = loss(trial)
+            if value <= current:
+                break
+            step = step / 2
+        else:
+            break
+        beta, current = trial, value
+        if float(np.abs(step).max()) < 1e-9:
+            break
+    return beta[:-1], float(beta[-1])
+
+
+def query_weights(queries: Sequence[Query]) -> FloatArray:
+    """Each question's weight in the fit: every set weighs the same, and within a set every
+    question (whatever the length of its conversation); the off-topic queries of a set
+    weigh :data:`OFF_TOPIC_SHARE` of its questions together."""
+    questions: dict[str, int] = defaultdict(int)
+    off: dict[str, int] = defaultdict(int)
+    for q in queries:
+        (off if q.off_topic else questions)[q.set_name] += 1
+    per_set = sum(questions.values()) / max(len(questions), 1)
+    out = [per_set * (OFF_TOPIC_SHARE / max(off[q.set_name], 1) if q.off_topic
+                      else 1.0 / questions[q.set_name]) for q in queries]
+    return np.asarray(out)
+
+
+def _starts(queries: Sequence[Query]) -> npt.NDArray[np.int64]:
+    sizes = [q.hybrid.shape[0] for q in queries]
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+
+
 def _stack(queries: Sequence[Query], mode: str) -> tuple[FloatArray, FloatArray, FloatArray]:
     xs = [np.asarray(q.hybrid if mode == "hybrid" else q.semantic, np.float64) for q in queries]
     ys = [q.labels.astype(np.float64) for q in queries]
-    # Every question weighs one in all, whatever its length; the off-topic queries weigh a
-    # quarter of the questions together.
-    questions = sum(not q.off_topic for q in queries)
-    off = sum(bool(q.off_topic) for q in queries)
-    each_off = OFF_TOPIC_SHARE * questions / max(off, 1)
-    ws = [np.full(len(y), (each_off if q.off_topic else 1.0) / max(len(y), 1)) for q, y
-          in zip(queries, ys, strict=True)]
+    ws = [np.full(len(y), weight / max(len(y), 1)) for weight, y
+          in zip(query_weights(queries), ys, strict=True)]
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+
+
+def fit_hidden(z: FloatArray, y: FloatArray, w: FloatArray, coef: FloatArray, bias: float,
+               ) -> tuple[FloatArray, float, FloatArray, FloatArray, FloatArray]:
+    """The logistic model (started from ``coef``, ``bias``) with :data:`HIDDEN` tanh units
+    beside it, fitted together by mini-batch Adam on the weighted log loss with L2.
+
+    Deterministic: a fixed seed for the start and the batches, one BLAS thread. Negatives are
+    subsampled (each kept with probability :data:`KEEP`, weighed up by its inverse) so a fit
+    takes seconds; positives are all kept."""
+    rng = np.random.default_rng(SEED)
+    keep = (y > 0) | (rng.random(len(y)) < KEEP)
+    z, y, w = z[keep], y[keep], np.where(y[keep] > 0, w[keep], w[keep] / KEEP)
+    w = w / w.mean()
+    d = z.shape[1]
+    params = [coef.copy(), np.asarray([bias]), rng.normal(0, 0.1, (d, HIDDEN)),
+              np.zeros(HIDDEN), np.zeros(HIDDEN)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    step = 0
+    for _ in range(EPOCHS):
+        order = rng.permutation(len(y))
+        for start in range(0, len(y), BATCH):
+            idx = order[start:start + BATCH]
+            zb, yb, wb = z[idx], y[idx], w[idx]
+            lin, b0, w1, b1, w2 = params
+            h = np.tanh(zb @ w1 + b1)
+            p = _sigmoid(zb @ lin + b0[0] + h @ w2)
+            g = wb * (p - yb) / len(idx)
+            gh = np.outer(g, w2) * (1 - h * h)
+            grads = [zb.T @ g + L2_HIDDEN * lin, np.asarray([g.sum()]),
+                     zb.T @ gh + L2_HIDDEN * w1, gh.sum(axis=0), h.T @ g + L2_HIDDEN * w2]
+            step += 1
+            for i, gr in enumerate(grads):
+                m[i] = 0.9 * m[i] + 0.1 * gr
+                v[i] = 0.999 * v[i] + 0.001 * gr * gr
+                mh = m[i] / (1 - 0.9 ** step)
+                vh = v[i] / (1 - 0.999 ** step)
+                params[i] = params[i] - LEARNING_RATE * mh / (np.sqrt(vh) + 1e-8)
+    lin, b0, w1, b1, w2 = params
+    return lin, float(b0[0]), w1, b1, w2
 
 
 def train(queries: Sequence[Query], mode: str) -> LearnedRanker:
@@ -105,11 +237,35 @@ def train(queries: Sequence[Query], mode: str) -> LearnedRanker:
     scale[scale < 1e-6] = 1.0
     z = (x - mean) / scale
     w = w * len(queries) / w.sum() * 1.0
-    coef, bias = fit_logistic(z, y, w, L2)
+    if LISTWISE:
+        listwise = np.asarray([not q.off_topic for q in queries], dtype=np.bool_)
+        # Negatives subsampled (each kept with probability KEEP, weighed up by its inverse)
+        # so a fit takes seconds; evidence rows are all kept. Fixed seed: deterministic.
+        rng = np.random.default_rng(SEED)
+        keep = (y > 0) | (rng.random(len(y)) < KEEP)
+        starts = _starts(queries)
+        qid = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(y))))
+        kept_q = qid[keep]
+        new_starts = np.searchsorted(kept_q, np.arange(len(starts))).astype(np.int64)
+        has_rows = np.bincount(kept_q, minlength=len(starts)) > 0
+        rw = np.where(y[keep] > 0, 1.0, 1.0 / KEEP)
+        sel = np.flatnonzero(has_rows)
+        qweights = query_weights(queries)
+        qweights = qweights * len(queries) / qweights.sum()
+        coef, bias = fit_combined(z[keep], y[keep], w[keep] * rw, new_starts[sel],
+                                  listwise[sel], L2, LISTWISE, rw, qweights[sel])
+    else:
+        coef, bias = fit_logistic(z, y, w, L2)
     names = FEATURES if mode == "hybrid" else SEMANTIC_FEATURES
+    hidden = hidden_bias = out = None
+    if HIDDEN:
+        with threadpool_limits(1):
+            coef, bias, w1, b1, w2 = fit_hidden(z, y, w, coef, bias)
+        hidden, hidden_bias, out = (w1.astype(np.float32), b1.astype(np.float32),
+                                    w2.astype(np.float32))
     return LearnedRanker(mode=mode, features=names, mean=mean.astype(np.float32),
                          scale=scale.astype(np.float32), weights=coef.astype(np.float32),
-                         bias=bias)
+                         bias=bias, hidden=hidden, hidden_bias=hidden_bias, out=out)
 
 
 def calibrate(logits: FloatArray, y: FloatArray) -> tuple[float, float]:
@@ -120,10 +276,14 @@ def calibrate(logits: FloatArray, y: FloatArray) -> tuple[float, float]:
 
 def folded(ranker: LearnedRanker, a: float, b: float) -> LearnedRanker:
     """The ranker with its calibration folded in, rounded so the file is reproducible."""
+    def r(x: npt.NDArray[np.float32] | None, by: float = 1.0) -> npt.NDArray[np.float32] | None:
+        return None if x is None else np.round(x * by, 5).astype(np.float32)
+
     return LearnedRanker(mode=ranker.mode, features=ranker.features,
-                         mean=np.round(ranker.mean, 6), scale=np.round(ranker.scale, 6),
-                         weights=np.round(ranker.weights * a, 6).astype(np.float32),
-                         bias=round(ranker.bias * a + b, 6))
+                         mean=np.round(ranker.mean, 5), scale=np.round(ranker.scale, 5),
+                         weights=np.round(ranker.weights * a, 5).astype(np.float32),
+                         bias=round(ranker.bias * a + b, 5), hidden=r(ranker.hidden),
+                         hidden_bias=r(ranker.hidden_bias), out=r(ranker.out, a))
 
 
 def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
@@ -146,11 +306,13 @@ def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
     return [_sigmoid(a * lg + b) for lg in done], (a, b)
 
 
-def ranking(scores: FloatArray, floor: float | None = None, k: int = 50) -> list[int]:
-    """Positions best first; ties go to the later message (as the search breaks them)."""
+def ranking(scores: FloatArray, floor: float | None = None, k: int = 50,
+            ratio: float = 0.0) -> list[int]:
+    """Positions best first; ties go to the later message (as the search breaks them). With
+    ``floor``, only those scoring at least that and ``ratio`` of the best."""
     order = np.lexsort((-np.arange(len(scores)), -scores))[:k]
-    if floor is not None:
-        order = order[scores[order] >= floor]
+    if floor is not None and order.size:
+        order = order[scores[order] >= max(floor, ratio * float(scores[order[0]]))]
     return [int(i) for i in order]
 
 
@@ -191,14 +353,17 @@ def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
 
 def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequence[float]
                ) -> None:
-    print("\nfloor   off-topic abstained (eval half)   R@5 with the floor (all sets)")
-    for floor in floors:
+    print("\nfloor   off-topic abstained (eval half)   R@5 with the floor (all sets), and "
+          "also a share of the best hit's score: " + "  ".join(f"{r:5.2f}" for r in RATIOS))
+    for floor in (-1.0, *floors):
         off = [float(p.max(initial=0.0) < floor) for q, p in zip(queries, probs, strict=True)
                if q.off_topic == "eval"]
         r5 = [recall(q.evidence, ranking(p, floor), 5) for q, p in
               zip(queries, probs, strict=True) if not q.off_topic]
-        print(f"{floor:5.2f}   {_pct(off):6.1f} % of {len(off):5}"
-              f"                   {_pct(r5):6.1f}")
+        cut = [_pct([recall(q.evidence, ranking(p, floor, ratio=r), 5) for q, p in
+                     zip(queries, probs, strict=True) if not q.off_topic]) for r in RATIOS]
+        print(f"{floor:6.3f}  {_pct(off):6.1f} % of {len(off):5}"
+              f"                   {_pct(r5):6.1f}   " + "  ".join(f"{c:5.1f}" for c in cut))
 
 
 def reliability(queries: Sequence[Query], probs: list[FloatArray], top: int = 10) -> float:
@@ -216,7 +381,7 @@ def reliability(queries: Sequence[Query], probs: list[FloatArray], top: int = 10
     ece = 0.0
     print(f"\nreliability of the top {top} hits of every question (out of fold)")
     print("  score bin      hits   mean score   share relevant")
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+    for lo, hi in itertools.pairwise(edges):
         m = (pa >= lo) & (pa < hi)
         if not m.any():
             continue
@@ -236,11 +401,28 @@ async def main() -> None:
     parser.add_argument("--floor", type=float, default=0.1)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--hidden", type=int, default=None,
+                        help="tanh units beside the logistic model (0: plain logistic)")
+    parser.add_argument("--listwise", type=float, default=None,
+                        help="weight of the listwise loss beside the pointwise one")
+    parser.add_argument("--prepared", type=Path, default=None,
+                        help="keep the prepared features in this pickle between runs")
     args = parser.parse_args()
+    global HIDDEN, LISTWISE
+    if args.hidden is not None:
+        HIDDEN = args.hidden
+    if args.listwise is not None:
+        LISTWISE = args.listwise
     convs = load_sets(tuple(args.sets.split(",")))
     embedder = LocalEmbedder(args.embedder)
     cache = EmbedCache(embedder, args.cache)
-    queries = await prepare(convs, cache, {"train": OFF_TOPIC_TRAIN, "eval": OFF_TOPIC_EVAL})
+    if args.prepared is not None and args.prepared.exists():
+        queries = pickle.loads(args.prepared.read_bytes())
+    else:
+        queries = await prepare(convs, cache, {"train": OFF_TOPIC_TRAIN,
+                                               "eval": OFF_TOPIC_EVAL})
+        if args.prepared is not None:
+            args.prepared.write_bytes(pickle.dumps(queries))
     print(f"{len(convs)} conversations, {sum(not q.off_topic for q in queries)} questions, "
           f"{sum(bool(q.off_topic) for q in queries)} off-topic queries; "
           f"{embedder.model_id}", file=sys.stderr)
@@ -256,11 +438,12 @@ async def main() -> None:
         print(f"\n{mode}:")
         abstention(queries, probs[mode], (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2))
         reliability(queries, probs[mode])
-    body = {"trained_by": "bench/train_ranker.py",
+    body: dict[str, Any] = {"trained_by": "bench/train_ranker.py",
             "models": {embedder.model_id: {m: r.to_json() for m, r in shipped.items()}}}
     old = json.loads(SHIPPED.read_text("utf-8")) if SHIPPED.exists() else {"models": {}}
-    merged = {"trained_by": body["trained_by"], "models": dict(old["models"])}
-    merged["models"].update(body["models"])
+    models: dict[str, Any] = dict(old["models"])
+    models.update(body["models"])
+    merged = {"trained_by": body["trained_by"], "models": models}
     text = json.dumps(merged, indent=1, sort_keys=True) + "\n"
     if args.check:
         same = SHIPPED.exists() and SHIPPED.read_text("utf-8") == text

@@ -41,13 +41,6 @@ SETTINGS = Settings(embedder=None, summary_cron=None, compact_turns=True, max_tu
 PADDING = [{"role": "user" if i % 2 == 0 else "assistant",
             "content": "a later line that pushes older ones out"} for i in range(40)]
 
-# Refusing a keyword query of stop words needs ``Searcher.keyword`` to build its expression
-# with ``search._modes.keyword_match`` (src/memstrata/search/_searcher.py belongs to another
-# change): remove this marker when it does.
-NEEDS_KEYWORD_MATCH = pytest.mark.xfail(
-    strict=True, reason="Searcher.keyword does not call _modes.keyword_match yet")
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
@@ -110,7 +103,6 @@ async def test_the_query_as_written_leads_however_many_match_a_term_better(
     assert best.message.content == "What is the weather like in Hualien?" and best.rank == 1
 
 
-@NEEDS_KEYWORD_MATCH
 @pytest.mark.parametrize("query", ["the", "and the", "The AND", "what is it?", '"OR" ('])
 async def test_a_keyword_query_of_stop_words_only_is_refused(mem: Memory, query: str) -> None:
     with pytest.raises(InvalidInput) as err:
@@ -177,7 +169,6 @@ def test_contains_phrase_respects_word_edges() -> None:
 
 # -- every surface answers a refused query as bad input -----------------------------------
 
-@NEEDS_KEYWORD_MATCH
 def test_http_answers_422_naming_query(tmp_path: Path) -> None:
     db = str(tmp_path / "memory.db")
     key = make_key(db, "acme")
@@ -195,7 +186,6 @@ def test_http_answers_422_naming_query(tmp_path: Path) -> None:
                        params={"q": "the", "match": "hybrid"}).status_code == 200
 
 
-@NEEDS_KEYWORD_MATCH
 def test_cli_exits_2_naming_query(tmp_path: Path) -> None:
     env = {"COLUMNS": "200", "NO_COLOR": "1", "MEMSTRATA_EMBEDDER": "none"}
     db = str(tmp_path / "memory.db")
@@ -209,7 +199,6 @@ def test_cli_exits_2_naming_query(tmp_path: Path) -> None:
         assert result.stdout == ""
 
 
-@NEEDS_KEYWORD_MATCH
 async def test_the_tool_answers_an_error_naming_keyword(tmp_path: Path) -> None:
     async with Memory.open(str(tmp_path / "m.db"), settings=SETTINGS,
                            background=False) as mem:

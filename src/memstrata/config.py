@@ -77,7 +77,7 @@ class Settings:
     expand_after: int = 1
     search_limit: int = 8
     search_limit_max: int = 32
-    search_min_score: float = 0.02
+    search_min_score: float | None = None
     ranker: Literal["learned", "fusion"] = "learned"
     # error memory
     error_limit: int = 4
@@ -101,7 +101,7 @@ class Settings:
                                f"{self.compact_ratio!r}")
         if not 0.0 <= self.noise_confidence <= 1.0:
             raise InvalidInput("noise_confidence", "must be between 0 and 1")
-        if not -1.0 <= self.search_min_score <= 1.0:
+        if self.search_min_score is not None and not -1.0 <= self.search_min_score <= 1.0:
             raise InvalidInput("search_min_score", "must be a number from -1 to 1 (a "
                                "probability for the learned ranker, a similarity for the "
                                "fusion; -1: no floor)")

@@ -61,13 +61,14 @@ FEATURES: tuple[str, ...] = (
     "rel_bm25_key",   # bm25_key over the session's best bm25_key
     "rel_sim_size",   # rel_sim x session_size (the scaling means more in a long session)
     "rel_bm25_size",  # rel_bm25_key x session_size
+    "content",        # log of the number of distinct content words in the message, scaled
 )
 """The features of a hybrid search, in column order."""
 
 SEMANTIC_FEATURES: tuple[str, ...] = (
     "cos_own", "cos_key", "cos_prev", "cos_next", "cos_own_sq", "cos_own_len", "time",
     "sender", "length", "age", "script", "question", "query_terms", "session_size",
-    "rel_sim", "rel_sim_size")
+    "rel_sim", "rel_sim_size", "content")
 """The features of a semantic search: no word of the query is looked up."""
 
 
@@ -107,13 +108,17 @@ class Signals:
     """Share of the message's letters that are Chinese, Japanese or Korean."""
     question: FloatArray
     """1 for a message ending with a question mark."""
+    content: FloatArray
+    """log1p(distinct index terms) / 5: how much the message says."""
 
 
 def signals(texts: Sequence[str]) -> Signals:
     length = np.asarray([np.log1p(len(t)) / 8.0 for t in texts], dtype=np.float32)
     cjk = np.asarray([_cjk_share(t) for t in texts], dtype=np.float32)
     question = np.asarray([t.rstrip().endswith(("?", "？")) for t in texts], dtype=np.float32)
-    return Signals(length=length, cjk=cjk, question=question)
+    content = np.asarray([np.log1p(len(set(tokens(t)))) / 5.0 for t in texts],
+                         dtype=np.float32)
+    return Signals(length=length, cjk=cjk, question=question, content=content)
 
 
 def _starts(codes: npt.NDArray[np.int64], count: int) -> npt.NDArray[np.int64]:
@@ -218,6 +223,7 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     cjk_query = query.cjk_share >= 0.5
     cols["script"] = ((info.cjk >= 0.5) == cjk_query).astype(np.float32)
     cols["question"] = info.question
+    cols["content"] = info.content
     cols["query_terms"] = np.full(n, np.log1p(len(query.terms)) / 3.0, dtype=np.float32)
     g = _groups(codes, own_terms, key_terms)
     cols["session_size"] = (np.log1p(g.size) / 8.0).astype(np.float32)

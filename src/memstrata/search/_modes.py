@@ -53,15 +53,16 @@ def check_limit(limit: object, settings: Settings) -> int:
     return limit
 
 
-def check_min_score(min_score: object, settings: Settings) -> float:
-    """The similarity floor of a semantic or hybrid search: ``search_min_score`` by default,
-    else a number from -1 (no floor) to 1."""
+def check_min_score(min_score: object, settings: Settings) -> float | None:
+    """The floor of a semantic or hybrid search: ``search_min_score`` by default (``None``:
+    the ranker's own default), else a number from -1 (no floor) to 1 (a probability for the
+    learned ranker, a similarity for the fusion)."""
     if min_score is None:
         return settings.search_min_score
     if (isinstance(min_score, bool) or not isinstance(min_score, int | float)
             or not -1.0 <= min_score <= 1.0):
-        raise InvalidInput("min_score", f"must be a number from -1 to 1 (a similarity; -1 "
-                           f"turns the floor off) or None; got {min_score!r}")
+        raise InvalidInput("min_score", f"must be a number from -1 to 1 (the probability a "
+                           f"hit needs; -1 turns the floor off) or None; got {min_score!r}")
     return float(min_score)
 
 

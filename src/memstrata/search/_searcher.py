@@ -1,9 +1,12 @@
 """Search over the strata: keyword (archive + hot tier), semantic and hybrid (hot tier).
 
-Keyword search is FTS5 over the whole archive plus a substring scan of the hot tier, ranked by
-``retrieve``. Semantic and hybrid search rank a session's hot messages with ``fusion``: a
-per-session index (neighbour-keyed BM25 and the message vectors) built from the store, cached
-until the session's vectors change, and queried with the query's embedding.
+Keyword search is the store's full-text search over the whole archive and the hot tier (whole
+words; identifiers and CJK pairs also as substrings of hot messages). Semantic and hybrid
+search score a session's hot messages with the learned ranker (``_ranker``, features from
+``_features``), or with the hand-tuned ``fusion`` where no ranker was trained for the
+embedder: a per-session index (BM25 over own text and neighbour keys, the message vectors)
+built from the store, cached until the session's vectors change, and queried with the
+query's embedding.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from ..config import Settings
 from ..errors import InvalidInput, ProviderError
 from ..providers import Embedder, blas_threads
 from ..store import Store, VectorStore
-from ..text import check_unicode, fts_match_expression, query_terms
+from ..text import check_unicode
 from ..types import Hit, HitSource
 from ._cache import VectorCache
 from ._features import query_terms_of
@@ -32,8 +35,16 @@ from ._fusion import (
     vector_dim,
     vector_model,
 )
-from ._modes import check_limit, check_min_score, expand, keyword_ranking, match_mode, since
-from ._ranker import ranker_for
+from ._modes import (
+    check_limit,
+    check_min_score,
+    expand,
+    keyword_match,
+    keyword_ranking,
+    match_mode,
+    since,
+)
+from ._ranker import BEST_SHARE, FUSION_FLOOR, LEARNED_FLOOR, ranker_for
 
 __all__ = ["CachedIndex", "Searcher"]
 
@@ -71,9 +82,10 @@ class Searcher:
         """Check a search's arguments (``InvalidInput`` naming the field), then run it: keyword
         hits in chronological order, or semantic/hybrid hits with their neighbours.
 
-        ``min_score`` (default ``Settings.search_min_score``) is the similarity a semantic hit
-        needs, and a hybrid hit without a query term of its own; keyword hits always hold a
-        query term and are not filtered by it.
+        ``min_score`` (default ``Settings.search_min_score``, else the ranker's own) is the
+        score a semantic or hybrid hit needs: a probability under the learned ranker, a
+        similarity under the fusion. Keyword hits always hold a query term and are not
+        filtered by it.
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query", "must be non-empty text")
@@ -93,8 +105,7 @@ class Searcher:
     async def keyword(self, session: str | None, query: str, *, since: int | None,
                       limit: int) -> list[Hit]:
         """Keyword hits, best first (not expanded)."""
-        rows = await self._store.keyword(self._tenant, session,
-                                         fts_match_expression(query_terms(query)),
+        rows = await self._store.keyword(self._tenant, session, keyword_match(query),
                                          query.strip(), since=since, limit=limit)
         return keyword_ranking(rows)[:limit]
 
@@ -104,10 +115,11 @@ class Searcher:
         """Semantic or hybrid hits (``mode``), expanded with their neighbours (those in the
         time range).
 
-        A hit needs evidence: a similarity of at least ``min_score`` (``None``: no floor), or
-        in hybrid mode a query term of its own. When the query cannot be embedded, semantic
-        search raises ``ProviderError`` and hybrid search answers from the keyword side of the
-        same index.
+        Under the learned ranker a hit needs a probability of at least ``min_score``; under
+        the fusion a similarity of at least that, or in hybrid mode a query term of its own
+        (``None``: the ranker's default floor; -1: none). When the query cannot be embedded,
+        semantic search raises ``ProviderError`` and hybrid search answers from the keyword
+        side of the same index (by the fusion).
         """
         assert self._embedder is not None
         try:
@@ -121,6 +133,8 @@ class Searcher:
         # probability, the same for a message whichever sessions are searched with it.
         learned = (ranker_for(self._embedder.model_id, how)
                    if q is not None and self._settings.ranker == "learned" else None)
+        if min_score is None:
+            min_score = LEARNED_FLOOR if learned is not None else FUSION_FLOOR
         terms = query_terms_of(query)
         skip: set[int] = set()
         if session is not None and exclude_window:
@@ -152,6 +166,10 @@ class Searcher:
                     found += rank_session(cached.index, query, q, k=limit, mode=how,
                                           eligible=eligible, min_similarity=min_score)
         found = _merge(found, hybrid=how == "hybrid" and learned is None)
+        if learned is not None and found and min_score > -1.0:
+            # Evidence, not filler: a hit must also be at least this share as probable as
+            # the best one (a fact's filler neighbours stay context, not matches).
+            found = [r for r in found if r.score >= BEST_SHARE * found[0].score]
         return await self._hits(found[:limit], mode, since)
 
     def uncache(self, tenant: str, session: str) -> None:
