@@ -40,7 +40,7 @@ from typing import Any
 
 from _precision import Precision, check_conversation, report_precision
 
-from memstrata import Memory, Settings
+from memstrata import Hit, InvalidInput, Memory, Settings
 from memstrata.providers import Embedder, HashEmbedder, LocalEmbedder, Vectors
 from memstrata.text import fts_match_expression, query_terms
 
@@ -138,6 +138,18 @@ class Scores:
         self.rr.append(1.0 / first if first else 0.0)
 
 
+async def search_or_none(mem: Memory, session: str | None, query: str,
+                         **options: Any) -> list[Hit]:
+    """``mem.search``, with a keyword query of stop words only (refused by design: it has
+    nothing to look for) counted as a search that found nothing."""
+    try:
+        return await mem.search(session, query, **options)
+    except InvalidInput as exc:
+        if exc.field != "query" or options.get("match") != "keyword":
+            raise
+        return []
+
+
 def _pct(values: list[float]) -> float:
     return 100.0 * sum(values) / len(values) if values else 0.0
 
@@ -172,9 +184,9 @@ async def run_memstrata(conv: Conversation, embedder: Embedder | None, scores: d
                 for mode in run_modes:
                     ranked_by_k = {}
                     for k in KS:
-                        hits = await target.search(conv.sample_id, q.text, match=mode,
-                                                   limit=k, exclude_window=False,
-                                                   **_NO_FLOOR)
+                        hits = await search_or_none(target, conv.sample_id, q.text,
+                                                    match=mode, limit=k,
+                                                    exclude_window=False, **_NO_FLOOR)
                         matched = sorted((h for h in hits if h.matched),
                                          key=lambda h: h.rank or 0)
                         ranked_by_k[k] = [by_id[h.message.id] for h in matched]

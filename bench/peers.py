@@ -50,7 +50,7 @@ import _peers_mem0
 from _corpus import ABSENT_WORDS, build, chinese_queries, english_queries
 from _peers_embed import SyncEmbedder
 from core import Timing, summarise
-from locomo import DATA, Conversation, Scores, load
+from locomo import DATA, Conversation, Scores, load, search_or_none
 
 from memstrata import Memory, Settings
 from memstrata.providers import Embedder, HashEmbedder, LocalEmbedder
@@ -137,7 +137,8 @@ async def run_memstrata(work: Path, emb: Embedder, turns: list[tuple[str, str, s
             times = []
             for q in queries:
                 t0 = time.perf_counter_ns()
-                await mem.search(SESSION, q, match=mode, limit=10, exclude_window=False)
+                await search_or_none(mem, SESSION, q, match=mode, limit=10,
+                                     exclude_window=False)
                 times.append(_ms(t0))
             if mode == "hybrid":
                 res.search_timing = summarise(times)
@@ -157,9 +158,9 @@ async def run_memstrata(work: Path, emb: Embedder, turns: list[tuple[str, str, s
                 for mode, sc in scores.items():
                     ranked = {}
                     for k in (5, 10):
-                        hits = await mem.search(conv.sample_id, question.text, match=mode,
-                                                limit=k,
-                                                exclude_window=False)
+                        hits = await search_or_none(mem, conv.sample_id, question.text,
+                                                    match=mode, limit=k,
+                                                    exclude_window=False)
                         matched = sorted((h for h in hits if h.matched),
                                          key=lambda h: h.rank or 0)
                         ranked[k] = [by_id[h.message.id] for h in matched]

@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_limits
 from memstrata.providers import LocalEmbedder
 from memstrata.search._features import FEATURES, SEMANTIC_FEATURES
 from memstrata.search._fusion import vector_model
-from memstrata.search._ranker import RANKER_FILE, LearnedRanker
+from memstrata.search._ranker import BEST_SHARE, LEARNED_FLOOR, RANKER_FILE, LearnedRanker
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "src" / "memstrata" / "data" / RANKER_FILE
@@ -335,7 +335,7 @@ def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
         methods = dict(q.baselines)
         for mode, p in probs.items():
             methods[f"learned {mode}"] = ranking(p[i])
-            methods[f"learned {mode} @floor"] = ranking(p[i], floor)
+            methods[f"learned {mode} @floor"] = ranking(p[i], floor, ratio=BEST_SHARE)
         for name, ranked in methods.items():
             for k in KS:
                 table[q.set_name][name][k].append(recall(q.evidence, ranked, k))
@@ -398,7 +398,9 @@ async def main() -> None:
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--cache", type=Path,
                         default=Path(tempfile.gettempdir()) / "memstrata-bench-cache")
-    parser.add_argument("--floor", type=float, default=0.1)
+    parser.add_argument("--floor", type=float, default=LEARNED_FLOOR,
+                        help="the floor of the @floor rows (with a share of the best hit "
+                             "as the search applies it)")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--hidden", type=int, default=None,
