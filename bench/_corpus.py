@@ -17,6 +17,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memstrata.text import STOP_WORDS
+
 __all__ = [
     "ABSENT_WORDS",
     "Corpus",
@@ -230,7 +232,7 @@ def english_queries() -> Sequence[str]:
         for phrase in bank:
             words.update(w.strip(".,!?").lower() for w in phrase.split()
                          if len(w.strip(".,!?")) > 3)
-    return sorted(words)
+    return sorted(words - STOP_WORDS)
 
 
 def chinese_queries(rng: random.Random, count: int) -> list[str]:

@@ -325,7 +325,7 @@ def _pct(values: Sequence[float]) -> float:
 
 
 def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
-           floor: float) -> dict[str, dict[str, dict[int, float]]]:
+           floor: float | None) -> dict[str, dict[str, dict[int, float]]]:
     """Recall per set and method; returns {set: {method: {k: R@k}}}."""
     table: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list)))
@@ -335,7 +335,8 @@ def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
         methods = dict(q.baselines)
         for mode, p in probs.items():
             methods[f"learned {mode}"] = ranking(p[i])
-            methods[f"learned {mode} @floor"] = ranking(p[i], floor, ratio=BEST_SHARE)
+            methods[f"learned {mode} @floor"] = ranking(
+                p[i], LEARNED_FLOOR[mode] if floor is None else floor, ratio=BEST_SHARE)
         for name, ranked in methods.items():
             for k in KS:
                 table[q.set_name][name][k].append(recall(q.evidence, ranked, k))
@@ -398,7 +399,7 @@ async def main() -> None:
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--cache", type=Path,
                         default=Path(tempfile.gettempdir()) / "memstrata-bench-cache")
-    parser.add_argument("--floor", type=float, default=LEARNED_FLOOR,
+    parser.add_argument("--floor", type=float, default=None,
                         help="the floor of the @floor rows (with a share of the best hit "
                              "as the search applies it)")
     parser.add_argument("--no-write", action="store_true")
@@ -438,7 +439,7 @@ async def main() -> None:
     report(queries, probs, args.floor)
     for mode in probs:
         print(f"\n{mode}:")
-        abstention(queries, probs[mode], (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2))
+        abstention(queries, probs[mode], (0.002, 0.003, 0.004, 0.005, 0.01, 0.02, 0.05, 0.1))
         reliability(queries, probs[mode])
     body: dict[str, Any] = {"trained_by": "bench/train_ranker.py",
             "models": {embedder.model_id: {m: r.to_json() for m, r in shipped.items()}}}

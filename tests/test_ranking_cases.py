@@ -345,9 +345,7 @@ async def test_a_matched_score_is_a_probability(memory: Memory, mode: str,
     ("When is my dentist appointment?", "semantic"),
     ("When is my dentist appointment?", "hybrid"),
     ("when do I get my teeth checked?", "semantic"),
-    pytest.param("when do I get my teeth checked?", "hybrid", marks=pytest.mark.xfail(
-        strict=True, reason="hybrid gives the words 'get' and 'checked' of other memories "
-        "more weight than the encoder's match of teeth with dentist")),
+    ("when do I get my teeth checked?", "hybrid"),
 ])
 async def test_tenant_wide_search_ranks_the_relevant_old_memory_first(wide: Memory, query: str,
                                                                       mode: str) -> None:

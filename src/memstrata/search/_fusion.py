@@ -281,6 +281,8 @@ class Ranked:
     """... a term that is rare in the session (:func:`rare_terms`)."""
     related_only: bool
     """Not even the message's neighbour key holds a query term."""
+    lead: bool = False
+    """Its own text is nearly the query: it comes first whatever its score."""
 
 
 def rare_terms(index: SessionIndex, query: str) -> list[str]:
@@ -441,10 +443,19 @@ def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArra
         mask &= index.present
     if min_probability is not None:
         mask &= p >= np.float32(min_probability)
-    best = top_indices(p, k, mask)
-    if semantic or not best.size:
-        own_hit = np.zeros(p.shape, dtype=np.bool_)
-    else:
+    # Two rules over the probabilities, as the fusion keeps them: a message that says nearly
+    # the query's words leads, and (hybrid) one whose own text holds a query word rare in the
+    # session stays above every message holding no query word at all.
+    lead = (x[:, 0] >= np.float32(VERBATIM)) & mask
+    order = p + np.where(lead, np.float32(_VERBATIM_LEAD + 1.0), np.float32(0.0))
+    nothing = np.zeros(p.shape, dtype=np.bool_)
+    own_hit = rare = related_only = nothing
+    if not semantic:
         own_hit = x[:, FEATURES.index("cov_own")] > 0
+        rare = x[:, FEATURES.index("rare_own")] > 0
+        related_only = x[:, FEATURES.index("cov_key")] <= 0
+        order = cap_related(order.astype(np.float32), rare & mask, related_only & mask)
+    best = top_indices(order, k, mask)
     return [Ranked(id=int(index.ids[i]), score=float(p[i]), similarity=float(p[i]),
-                   keyword=bool(own_hit[i]), rare=False, related_only=False) for i in best]
+                   keyword=bool(own_hit[i]), rare=bool(rare[i]),
+                   related_only=bool(related_only[i]), lead=bool(lead[i])) for i in best]

@@ -134,7 +134,7 @@ class Searcher:
         learned = (ranker_for(self._embedder.model_id, how)
                    if q is not None and self._settings.ranker == "learned" else None)
         if min_score is None:
-            min_score = LEARNED_FLOOR if learned is not None else FUSION_FLOOR
+            min_score = LEARNED_FLOOR[how] if learned is not None else FUSION_FLOOR
         terms = query_terms_of(query)
         skip: set[int] = set()
         if session is not None and exclude_window:
@@ -165,11 +165,13 @@ class Searcher:
                 else:
                     found += rank_session(cached.index, query, q, k=limit, mode=how,
                                           eligible=eligible, min_similarity=min_score)
-        found = _merge(found, hybrid=how == "hybrid" and learned is None)
+        found = _merge(found, hybrid=how == "hybrid")
         if learned is not None and found and min_score > -1.0:
             # Evidence, not filler: a hit must also be at least this share as probable as
-            # the best one (a fact's filler neighbours stay context, not matches).
-            found = [r for r in found if r.score >= BEST_SHARE * found[0].score]
+            # the best one (a fact's filler neighbours stay context, not matches), unless its
+            # own text holds a rare query word or nearly says the query.
+            top = max(r.score for r in found)
+            found = [r for r in found if r.rare or r.lead or r.score >= BEST_SHARE * top]
         return await self._hits(found[:limit], mode, since)
 
     def uncache(self, tenant: str, session: str) -> None:
@@ -235,16 +237,18 @@ class Searcher:
 
 
 def _merge(found: list[Ranked], *, hybrid: bool) -> list[Ranked]:
-    """The best of every session's hits, best first. In hybrid mode a message holding a rare
-    query term stays above those holding no query term, across sessions too."""
+    """The best of every session's hits, best first: those nearly saying the query lead; in
+    hybrid mode a message holding a rare query term stays above those holding no query term,
+    across sessions too."""
     if hybrid and found:
         scores = cap_related(np.asarray([r.score for r in found], dtype=np.float32),
                              np.asarray([r.rare for r in found], dtype=np.bool_),
                              np.asarray([r.related_only for r in found], dtype=np.bool_))
-        order = sorted(range(len(found)), key=lambda i: (float(scores[i]), found[i].id),
+        order = sorted(range(len(found)),
+                       key=lambda i: (found[i].lead, float(scores[i]), found[i].id),
                        reverse=True)
         return [found[i] for i in order]
-    return sorted(found, key=lambda r: (r.score, r.id), reverse=True)
+    return sorted(found, key=lambda r: (r.lead, r.score, r.id), reverse=True)
 
 
 def _index_bytes(index: SessionIndex) -> int:
