@@ -154,8 +154,8 @@ async def test_connections_ended_while_idle_are_replaced(pg_url: str) -> None:
         for _ in range(3):
             ctx = await mem.context("s")
             assert [m.content for m in ctx.messages][-1] == "before 2"
-        after = await mem.add("s", "user", "after")
-        assert (await mem.search("s", "after", match="keyword", exclude_window=False))
+        after = await mem.add("s", "user", "resumed")
+        assert (await mem.search("s", "resumed", match="keyword", exclude_window=False))
         assert after.id > ctx.messages[-1].id
 
 
