@@ -1,4 +1,5 @@
-"""Hybrid ranking of one session's messages: neighbour-keyed BM25 fused with cosine (pure).
+"""Ranking one session's messages: the learned ranker (:func:`rank_learned`) and the
+hand-tuned fusion of neighbour-keyed BM25 with cosine (:func:`rank_session`) (pure).
 
 Everything here is a pure function over Python lists and numpy arrays: no SQL, no I/O. The
 search path fetches a session's hot messages (ids, texts, senders, times, vectors) once, builds
