@@ -18,6 +18,8 @@ from collections import Counter
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
+from _shape import Conversation, Question, Session
+
 _LINE = re.compile(r"^(\d{4}-\d{2}-\d{2}) (.+?)(?: #([\w-]+))?$")
 KINDS = {"direct", "dialogue", "cross-lingual", "update"}
 
@@ -32,29 +34,6 @@ class Pool(TypedDict):
     extra: NotRequired[str]  # more memory lines, kept apart from the core ones
     trivia: NotRequired[int]  # how many trivial memories to mix in
 
-
-class Message(TypedDict):
-    role: str
-    sender: str
-    text: str
-
-
-class Session(TypedDict):
-    date: str
-    messages: list[Message]
-
-
-class Question(TypedDict):
-    question: str
-    evidence: list[str]
-    lang: str
-    kind: str
-
-
-class Conversation(TypedDict):
-    id: str
-    sessions: list[Session]
-    questions: list[Question]
 
 
 def parse(block: str) -> list[tuple[str, str, str | None]]:

@@ -23,7 +23,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TypedDict
+
+from _shape import Conversation, Message, Question, Session
 
 HERE = Path(__file__).resolve().parent
 KINDS = {"preference", "update", "user-fact", "reply-fact", "multi", "temporal"}
@@ -43,30 +44,6 @@ def U(text: str, label: str | None = None) -> Msg:
 
 def A(text: str, label: str | None = None) -> Msg:
     return Msg("assistant", textwrap.dedent(text).strip("\n"), label)
-
-
-class Message(TypedDict):
-    role: str
-    sender: str
-    text: str
-
-
-class Session(TypedDict):
-    date: str
-    messages: list[Message]
-
-
-class Question(TypedDict):
-    question: str
-    evidence: list[str]
-    lang: str
-    kind: str
-
-
-class Conversation(TypedDict):
-    id: str
-    sessions: list[Session]
-    questions: list[Question]
 
 
 # (question, labels, kind) or (question, labels, kind, lang) when it differs from the conversation's

@@ -14,29 +14,7 @@ import sys
 from collections import Counter
 from typing import TypedDict
 
-
-class Message(TypedDict):
-    role: str
-    sender: str
-    text: str
-
-
-class Session(TypedDict):
-    date: str
-    messages: list[Message]
-
-
-class Question(TypedDict):
-    question: str
-    evidence: list[str]
-    lang: str
-    kind: str
-
-
-class Conversation(TypedDict):
-    id: str
-    sessions: list[Session]
-    questions: list[Question]
+from _shape import Conversation, Message, Question, Session
 
 
 class Dataset(TypedDict):
