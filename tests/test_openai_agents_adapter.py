@@ -8,11 +8,12 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 from agents import Agent, Runner, TResponseInputItem, function_tool
-from agents.memory import Session
+from agents.memory import OpenAIResponsesCompactionSession, Session, SQLiteSession
 from agents.testing import ScriptedModel
 from openai.types.responses import (
     ResponseFunctionToolCall,
@@ -212,3 +213,90 @@ async def test_an_agent_run_keeps_its_turns_including_a_large_tool_output(tmp_pa
     sent = json.dumps(model.calls[-1].input)
     assert "call_9" in sent and "How were the trains on Monday?" in sent
     session.close()
+
+
+# -- compaction: the SDK's OpenAIResponsesCompactionSession over MemstrataSession -----------
+
+class _Compactor:
+    """The ``responses.compact`` end of an OpenAI client: records what it is sent and answers
+    with one summary message (no network)."""
+
+    def __init__(self) -> None:
+        self.inputs: list[list[dict[str, Any]]] = []
+        self.responses = self
+
+    async def compact(self, **kwargs: Any) -> SimpleNamespace:
+        self.inputs.append(kwargs["input"])
+        return SimpleNamespace(output=[{"role": "assistant", "content": "summary so far"}],
+                               usage=None)
+
+
+async def _compacted_history(backend: Session) -> tuple[list[Any], list[Any]]:
+    """One run over ``backend`` (reads limited to its newest item) in a compaction session
+    that always compacts: what was sent to ``responses.compact``, and the history after."""
+    compactor = _Compactor()
+    session = OpenAIResponsesCompactionSession(
+        "limited", backend, client=cast(Any, compactor), compaction_mode="input",
+        should_trigger_compaction=lambda _: True)
+    await session.add_items(_items({"role": "user", "content": "hidden by the read limit"},
+                                   {"role": "user", "content": "visible tail"}))
+    agent = Agent(name="a", model=ScriptedModel([[_text("ok")]]))
+    await Runner.run(agent, "question", session=session)
+    return compactor.inputs, await backend.get_items(limit=100)
+
+
+async def test_compaction_replaces_the_visible_suffix_as_over_the_sdks_sqlite(
+        mem: Memory) -> None:
+    # With reads limited to the newest item, compaction needs a bounded snapshot of the
+    # session to replace the part the model saw and keep the older items.
+    reference = SQLiteSession("limited", session_settings={"limit": 1})
+    try:
+        expected = await _compacted_history(reference)
+    finally:
+        reference.close()
+    ours = await _compacted_history(
+        MemstrataSession("limited", memory=mem, session_settings={"limit": 1}))
+    assert ours == expected
+    sent, history = ours
+    assert len(sent) == 1 and "hidden" not in json.dumps(sent)
+    assert history == [{"role": "user", "content": "hidden by the read limit"},
+                       {"role": "assistant", "content": "summary so far"}]
+
+
+async def test_snapshot_replacement_refuses_a_changed_session(mem: Memory) -> None:
+    session = MemstrataSession("s", memory=mem)
+    await session.add_items(EVERY_KIND[:4])
+    snapshot = await session._get_compaction_snapshot(2)
+    assert snapshot is not None and snapshot.items == EVERY_KIND[2:4] and not snapshot.complete
+    whole = await session._get_compaction_snapshot(4)
+    assert whole is not None and whole.complete
+    await MemstrataSession("s", memory=mem).add_items(EVERY_KIND[4:5])  # another writer
+    assert not await snapshot.replace_suffix(0, _items({"role": "user", "content": "x"}))
+    assert await session.get_items() == EVERY_KIND[:5]
+
+
+async def test_snapshot_replacement_finishes_when_cancelled_and_prunes_the_prefix(
+        tmp_path: Path) -> None:
+    session = MemstrataSession("s", str(tmp_path / "a.db"), settings=_NO_MODEL)
+    old = _items(*({"role": "user", "content": f"expired {i}"} for i in range(3)),
+                 {"role": "user", "content": "kept"})
+    await session.add_items([*old, *EVERY_KIND[3:5]])
+    snapshot = await session._get_compaction_snapshot(
+        2, prune_prefix=lambda item: "expired" in str(item))
+    assert snapshot is not None
+    compacted = _items({"role": "assistant", "content": "summary so far"})
+    replacing = asyncio.ensure_future(snapshot.replace_suffix(0, compacted))
+    await asyncio.sleep(0)
+    replacing.cancel()  # lands in the middle: the replacement still completes, whole
+    with pytest.raises(asyncio.CancelledError):
+        await replacing
+    assert await session.get_items() == [old[-1], *compacted]
+    session.close()
+
+
+async def test_a_subclass_that_changes_items_gets_no_snapshot(mem: Memory) -> None:
+    class Redacting(MemstrataSession):
+        async def add_items(self, items: list[TResponseInputItem]) -> None:
+            await super().add_items([{"role": "user", "content": "[redacted]"} for _ in items])
+
+    assert await Redacting("s", memory=mem)._get_compaction_snapshot(5) is None

@@ -1,4 +1,4 @@
-"""pytest plugin: the OpenAI Agents SDK's own session tests, run against ``MemstrataSession``.
+"""pytest plugin: the OpenAI Agents SDK's own tests, run against ``MemstrataSession``.
 
 Loaded with ``-p agents_session_swap`` (this directory on ``sys.path``) by ``.ci/run``, which
 unpacks the tests from the SDK's source distribution. Before any test module is imported,
@@ -24,6 +24,7 @@ from memstrata.adapters.openai_agents import MemstrataSession
 
 _built = 0
 _tests_built: set[str] = set()
+_outcomes: dict[str, str] = {}
 
 # Tests of SQLiteSession's internals (its connections, file locks, tables, rollback
 # mechanics, error texts), which a different backend cannot meaningfully pass.
@@ -60,6 +61,12 @@ KNOWN_FAILURES: dict[str, str] = {
         "writes invalid JSON straight into SQLiteSession's tables",
     "test_sqlite_session_closed_rejects_empty_add_items":
         "expects SQLiteSession's error text; a closed MemstrataSession raises memstrata.Closed",
+    "test_handoff_resume_after_cancelled_compaction_commits":
+        "patches SQLiteSession's _insert_items to pause its worker thread before a commit",
+    "TestOpenAIResponsesCompactionSession::test_settled_pop_failure_invalidates_response_chain":
+        "patches SQLiteSession's connections to fail a commit's acknowledgement",
+    "TestOpenAIResponsesCompactionSession::test_settled_clear_failure_invalidates_response_chain":
+        "patches SQLiteSession's connections to fail a commit's acknowledgement",
 }
 
 
@@ -86,16 +93,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
+    # Setup, call and teardown: a fixture may build the session too.
     before = _built
     yield
     if _built > before:
         _tests_built.add(item.nodeid)
 
 
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # A test's worst phase decides how it counts: failed, then expected failure, else passed.
+    if report.failed:
+        _outcomes[report.nodeid] = "failed"
+    elif hasattr(report, "wasxfail") and _outcomes.get(report.nodeid) != "failed":
+        _outcomes[report.nodeid] = "known failure"
+    elif report.skipped and report.nodeid not in _outcomes:
+        _outcomes[report.nodeid] = "skipped"
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    terminalreporter.write_line(f"memstrata: {len(_tests_built)} tests built a "
-                                f"MemstrataSession ({_built} sessions)")
+    counts = {"passed": 0, "failed": 0, "known failure": 0, "skipped": 0}
+    for nodeid in _tests_built:
+        counts[_outcomes.get(nodeid, "passed")] += 1
+    terminalreporter.write_line(
+        f"memstrata: {len(_tests_built)} tests built a MemstrataSession ({_built} sessions): "
+        + ", ".join(f"{n} {what}" for what, n in counts.items()))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -7,17 +7,23 @@ beside its readable text (the messages' ``content``), so the conversation an age
 searchable, summarised and shown in context windows like any memstrata conversation, while
 the SDK gets every item back unchanged.
 
+The session also offers the SDK's ``OpenAIResponsesCompactionSession`` what its own SQL
+sessions offer it: a bounded read of the newest items with a replacement of a suffix of them
+by the compacted items, so compaction works over a session whose reads are limited
+(``session_settings.limit``) and never needs the whole history as a rollback copy.
+
 Install with ``pip install 'memstrata[openai-agents]'``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from agents import TResponseInputItem
 from agents.memory import SessionSettings
+from agents.memory.session import _CompactionSnapshot
 from agents.memory.session_settings import coerce_session_settings
 
 from .._ingest import check_session
@@ -110,11 +116,68 @@ class MemstrataSession:
         """Remove every item (the memstrata session is removed from every stratum)."""
         await settled(self._live().remove(self.session_id))
 
+    async def _get_compaction_snapshot(
+            self, limit: int, *,
+            prune_prefix: Callable[[TResponseInputItem], bool] | None = None,
+    ) -> _CompactionSnapshot | None:
+        """The newest ``limit`` items for the SDK's compaction session (found there by this
+        name): whether they are all there is, and a replacement of a suffix of them.
+
+        The replacement stores the compacted items, then removes the replaced ones (and,
+        with ``prune_prefix``, the run of oldest items it accepts, such as expired encrypted
+        ones): a failure part-way leaves both, never neither. It refuses (``False``) when
+        the session's newest items are no longer the ones read here. A subclass that
+        changes how items are read or written gets no snapshot (the SDK then falls back to
+        its public calls), as the replacement would bypass its changes.
+        """
+        if limit <= 0 or not _plain(type(self)):
+            return None
+        memory = self._live()
+        records = await newest(memory, self.session_id, _TAG, limit + 1)
+        complete = len(records) <= limit
+        records = records[-limit:]
+
+        async def replace_suffix(start: int, output: list[TResponseInputItem]) -> bool:
+            return await settled(self._replace(memory, records[start:], output, prune_prefix))
+
+        return _CompactionSnapshot([_item(r) for r in records], complete, replace_suffix)
+
+    async def _replace(self, memory: History, expected: list[Stored],
+                       output: list[TResponseInputItem],
+                       prune: Callable[[TResponseInputItem], bool] | None) -> bool:
+        """Replace the session's newest records, if they are still ``expected``, by
+        ``output``."""
+        if not expected:
+            return False
+        current = await newest(memory, self.session_id, _TAG, len(expected))
+        if [r.ids for r in current] != [r.ids for r in expected]:
+            return False
+        stale: list[Stored] = []
+        if prune is not None:
+            for record in await newest(memory, self.session_id, _TAG, None):
+                if record.id >= expected[0].id or not prune(_item(record)):
+                    break
+                stale.append(record)
+        if output:
+            max_chars = memory.settings.max_content_chars
+            await memory.add_many(self.session_id,
+                                  [row for item in output for row in _encode(item, max_chars)])
+        for record in (*stale, *expected):
+            for message_id in record.ids:
+                await memory.forget(message_id)
+        return True
+
     def close(self) -> None:
         """Close the memory this session opened (a shared ``memory=`` stays open); later
         calls raise ``memstrata.Closed``."""
         self._closed = True
         self._source.close()
+
+
+def _plain(kind: type[MemstrataSession]) -> bool:
+    """Whether ``kind`` reads and writes items as ``MemstrataSession`` does."""
+    return all(getattr(kind, name) is getattr(MemstrataSession, name)
+               for name in ("get_items", "add_items", "pop_item", "clear_session"))
 
 
 def _encode(item: TResponseInputItem, max_chars: int) -> list[dict[str, Any]]:
