@@ -6,13 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
-from agents import Agent, Runner, TResponseInputItem, function_tool
+from agents import (
+    Agent,
+    MessageOutputItem,
+    RunConfig,
+    Runner,
+    TResponseInputItem,
+    function_tool,
+    handoff,
+)
 from agents.memory import OpenAIResponsesCompactionSession, Session, SQLiteSession
 from agents.testing import ScriptedModel
 from openai.types.responses import (
@@ -300,3 +309,71 @@ async def test_a_subclass_that_changes_items_gets_no_snapshot(mem: Memory) -> No
             await super().add_items([{"role": "user", "content": "[redacted]"} for _ in items])
 
     assert await Redacting("s", memory=mem)._get_compaction_snapshot(5) is None
+
+
+async def test_a_run_cancelled_while_compaction_replaces_history_resumes(
+        tmp_path: Path) -> None:
+    # The run is cancelled while the compacted items wait to replace the history (another
+    # connection holds the database's write lock): the replacement completes whole, and the
+    # run resumes from its state without repeating the handoff or the compaction.
+    db = tmp_path / "handoff.db"
+    compacted = _items({"role": "assistant", "content": "compacted history"})
+    compact_calls: list[Any] = []
+    compacting = asyncio.Event()
+    blocker = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+
+    async def compact(**kwargs: Any) -> SimpleNamespace:
+        compact_calls.append(kwargs["input"])
+        blocker.execute("BEGIN IMMEDIATE")  # the replacement's write waits for this
+        compacting.set()
+        return SimpleNamespace(output=compacted, usage=None)
+
+    backend = MemstrataSession("handoff", str(db), settings=_NO_MODEL)
+    session = OpenAIResponsesCompactionSession(
+        "handoff", backend,
+        client=cast(Any, SimpleNamespace(responses=SimpleNamespace(compact=compact))),
+        compaction_mode="input",
+        should_trigger_compaction=lambda context: context["response_id"] == "resp-handoff")
+    handoffs: list[str] = []
+    model = ScriptedModel([
+        {"output": [_text("delegating"),
+                    ResponseFunctionToolCall(type="function_call", id="fc", call_id="h-1",
+                                             name="transfer_to_delegate", arguments="{}")],
+         "response_id": "resp-handoff"},
+        {"output": [_text("done")], "response_id": "resp-delegate"},
+    ])
+    delegate = Agent(name="delegate", model=model)
+    triage = Agent(name="triage", model=model, handoffs=[
+        handoff(delegate, on_handoff=lambda _: handoffs.append("handoff"),
+                input_filter=lambda data: data.clone(new_items=tuple(
+                    i for i in data.new_items if isinstance(i, MessageOutputItem))))])
+    config = RunConfig(tracing_disabled=True)
+
+    result = Runner.run_streamed(triage, "hello", session=session, run_config=config)
+
+    async def drain() -> None:
+        async for _ in result.stream_events():
+            pass
+
+    consumer = asyncio.ensure_future(drain())
+    try:
+        await asyncio.wait_for(compacting.wait(), timeout=30)
+        await asyncio.sleep(0.2)  # the replacement is now waiting for the write lock
+        result.cancel()
+        blocker.execute("COMMIT")
+        await asyncio.wait_for(consumer, timeout=30)
+        assert await session.get_items() == compacted
+        assert len(model.calls) == 1 and len(compact_calls) == 1
+
+        resumed = await Runner.run(triage, result.to_state(), session=session,
+                                   run_config=config)
+        assert resumed.final_output == "done"
+        assert len(model.calls) == 2 and len(compact_calls) == 1 and handoffs == ["handoff"]
+        assert await session.get_items() == [*compacted, resumed.new_items[-1].to_input_item()]
+    finally:
+        if blocker.in_transaction:
+            blocker.execute("ROLLBACK")
+        blocker.close()
+        result.cancel()
+        await asyncio.gather(consumer, return_exceptions=True)
+        backend.close()
