@@ -250,7 +250,8 @@ async def _compacted_history(backend: Session) -> tuple[list[Any], list[Any]]:
     await session.add_items(_items({"role": "user", "content": "hidden by the read limit"},
                                    {"role": "user", "content": "visible tail"}))
     agent = Agent(name="a", model=ScriptedModel([[_text("ok")]]))
-    await Runner.run(agent, "question", session=session)
+    await Runner.run(agent, "question", session=session,
+                     run_config=RunConfig(tracing_disabled=True))
     return compactor.inputs, await backend.get_items(limit=100)
 
 
