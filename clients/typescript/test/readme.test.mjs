@@ -1,5 +1,6 @@
 // The README's agent loop is examples/agent.ts, and it runs as written against a real
-// `memstrata serve`.
+// `memstrata serve`; the fetch agent of docs/integrations.md is examples/openai-fetch.ts (which
+// `npm run check` type-checks).
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -20,6 +21,14 @@ test("the README shows examples/agent.ts as it is", async () => {
   const shown = readme.split("<!-- example: examples/agent.ts -->\n```ts\n")[1]?.split("```\n")[0];
   assert.equal(shown, example);
   assert.ok(example.split("\n").length <= 35);
+});
+
+test("docs/integrations.md shows examples/openai-fetch.ts as it is", async () => {
+  const docs = await readFile(join(root, "../../docs/integrations.md"), "utf8");
+  const example = await readFile(join(root, "examples/openai-fetch.ts"), "utf8");
+  const shown = docs.split("<!-- example: examples/openai-fetch.ts -->\n```ts\n")[1]
+    ?.split("```\n")[0];
+  assert.equal(shown, example);
 });
 
 test("the agent loop runs against memstrata serve", async () => {
