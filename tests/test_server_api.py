@@ -144,7 +144,7 @@ def test_sessions_stats_summary_reset_and_remove(api: httpx.Client) -> None:
     assert stats["session"] == "life-1" and stats["messages"] == 8
     empty = api.get("/v1/sessions/life-1/summary").json()
     assert empty == {"summary": None, "kind": None, "cursor": None, "tokens_in": 0,
-                     "tokens_out": 0, "created_at": None}
+                     "tokens_out": 0, "created_at": None, "created_at_ns": None}
     made = api.post("/v1/sessions/life-1/summarize").json()["summary"]
     assert made is not None and "plan step 0" in json.dumps(made)
     summary = api.get("/v1/sessions/life-1/summary").json()

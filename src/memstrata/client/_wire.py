@@ -43,9 +43,22 @@ class Unreachable(ServerError):
     """No answer from the server: refused connection, name not resolved, timeout."""
 
 
+def _ns(data: Mapping[str, Any], name: str) -> int | None:
+    """The nanosecond time ``name``: from its exact ``…_ns`` string when the server sends one
+    (the number may have passed through a float on the way), else the number."""
+    text = data.get(f"{name}_ns")
+    if isinstance(text, str):
+        return int(text)
+    value = data.get(name)
+    return None if value is None else int(value)
+
+
 def message(data: Mapping[str, Any]) -> Message:
+    at = _ns(data, "at")
+    if at is None:
+        raise KeyError("at")
     return Message(id=int(data["id"]), session=str(data["session"]), role=data["role"],
-                   content=str(data["content"]), at=int(data["at"]),
+                   content=str(data["content"]), at=at,
                    sender=data.get("sender"), meta=data.get("meta"))
 
 
@@ -58,7 +71,7 @@ def hit(data: Mapping[str, Any]) -> Hit:
 
 def session_info(data: Mapping[str, Any]) -> SessionInfo:
     return SessionInfo(id=str(data["id"]), messages=int(data["messages"]),
-                       first_at=data.get("first_at"), last_at=data.get("last_at"),
+                       first_at=_ns(data, "first_at"), last_at=_ns(data, "last_at"),
                        has_summary=bool(data["has_summary"]))
 
 

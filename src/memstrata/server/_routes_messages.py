@@ -61,7 +61,7 @@ def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
 async def add_message(session: str, body: MessageIn, mem: Mem) -> MessageOut:
     """Store one message; when the answer arrives it is committed."""
     _check_size(mem, body)
-    m = await mem.add(session, body.role, body.content, sender=body.sender, at=body.at,
+    m = await mem.add(session, body.role, body.content, sender=body.sender, at=body.moment(),
                       meta=body.meta, key=body.key)
     return message_out(m)
 
@@ -73,8 +73,8 @@ async def add_messages(session: str, body: BatchIn, mem: Mem) -> MessageListOut:
     """Store every item, or none when one is invalid (the error names it: ``items[3].role``)."""
     for i, item in enumerate(body.items):
         _check_size(mem, item, f"items[{i}].")
-    stored = await mem.add_many(session, [item.model_dump(exclude_none=True)
-                                          for item in body.items])
+    stored = await mem.add_many(session, [item.item(f"items[{i}].")
+                                          for i, item in enumerate(body.items)])
     return MessageListOut(messages=[message_out(m) for m in stored])
 
 

@@ -8,8 +8,9 @@ import dataclasses
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from ..errors import InvalidInput
 from ..types import ErrorRecord, Hit, Message, SessionInfo
 
 __all__ = [
@@ -62,6 +63,26 @@ def iso(ns: int) -> str:
     seconds, rest = divmod(ns, 10**9)
     moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=rest // 1000)
     return moment.isoformat().replace("+00:00", "Z")
+
+
+# Nanosecond times pass 2^53, where JavaScript's JSON.parse rounds a number silently: every
+# one the service gives also comes as a decimal string (``at`` and ``at_ns``), and a caller
+# may send the string instead of the number.
+NS_PATTERN = "^[0-9]{1,19}$"
+_NS_DOC = ("UTC Unix time in nanoseconds. Above 2^53, so a JavaScript JSON.parse rounds it: "
+           "read the _ns string there.")
+
+
+def _ns_text(ns: int | None) -> str | None:
+    """A nanosecond time as its decimal string (``None`` stays ``None``)."""
+    return None if ns is None else str(ns)
+
+
+_NS_SCHEMA: dict[str, Any] = {"pattern": NS_PATTERN}
+
+
+def _ns_doc(of: str) -> str:
+    return f"{of} as a decimal string: exact in every language."
 
 
 # -- errors --------------------------------------------------------------------------------
@@ -120,10 +141,16 @@ class MessageOut(BaseModel):
     session: str
     role: Literal["user", "assistant"]
     content: str
-    at: int = Field(description="UTC Unix time in nanoseconds.")
-    at_iso: str
+    at: int = Field(description=_NS_DOC)
+    at_iso: str = Field(description="at in ISO 8601 (UTC, microseconds).")
     sender: str | None
     meta: dict[str, Any] | None
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def at_ns(self) -> str:
+        return str(self.at)
 
 
 def message_out(m: Message) -> MessageOut:
@@ -138,10 +165,42 @@ class MessageIn(BaseModel):
     content: str | list[Any] = Field(description="Text, or content parts whose text parts "
                                                  "are kept.")
     sender: str | None = None
-    at: int | None = Field(None, description="UTC Unix time in nanoseconds (default: now).")
+    at: int | None = Field(None, description="UTC Unix time in nanoseconds (default: now). "
+                                             "Above 2^53: JavaScript cannot hold it as a "
+                                             "number; send at_ns.")
+    at_ns: str | None = Field(None, description="at as a string of decimal digits (either "
+                                                "or both; both must agree).",
+                              json_schema_extra={"pattern": NS_PATTERN})
     meta: dict[str, Any] | None = None
     key: str | None = Field(None, description="Idempotency key: a message stored under it "
                                               "before is returned instead of stored again.")
+
+    def moment(self, prefix: str = "") -> int | None:
+        """The time given, from ``at`` or ``at_ns`` (``None``: now); ``InvalidInput`` names
+        ``at_ns`` when it is not decimal digits of 0..2^63-1 or disagrees with ``at``."""
+        if self.at_ns is None:
+            return self.at
+        text = self.at_ns
+        if not (text.isascii() and text.isdigit()) or int(text) > MAX_ID:
+            raise InvalidInput(prefix + "at_ns", "must be a string of decimal digits, UTC "
+                               f"Unix nanoseconds 0..2^63-1 (e.g. \"{_EXAMPLE_NS}\"), got "
+                               f"{text[:40]!r}")
+        ns = int(text)
+        if self.at is not None and self.at != ns:
+            raise InvalidInput(prefix + "at_ns", f"disagrees with {prefix}at ({text} != "
+                               f"{self.at}); give one of at and at_ns, or both equal")
+        return ns
+
+    def item(self, prefix: str = "") -> dict[str, Any]:
+        """The fields as ``Memory.add_many`` takes an item (``at_ns`` folded into ``at``)."""
+        out = self.model_dump(exclude_none=True, exclude={"at_ns"})
+        at = self.moment(prefix)
+        if at is not None:
+            out["at"] = at
+        return out
+
+
+_EXAMPLE_NS = 1_765_000_000_123_456_789
 
 
 class BatchIn(BaseModel):
@@ -206,9 +265,21 @@ class SearchOut(BaseModel):
 class SessionOut(BaseModel):
     id: str
     messages: int
-    first_at: int | None
-    last_at: int | None
+    first_at: int | None = Field(description=_NS_DOC)
+    last_at: int | None = Field(description=_NS_DOC)
     has_summary: bool
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("first_at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def first_at_ns(self) -> str | None:
+        return _ns_text(self.first_at)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("last_at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def last_at_ns(self) -> str | None:
+        return _ns_text(self.last_at)
 
 
 def session_out(s: SessionInfo) -> SessionOut:
@@ -246,7 +317,13 @@ class SummaryOut(BaseModel):
     cursor: int | None
     tokens_in: int
     tokens_out: int
-    created_at: int | None
+    created_at: int | None = Field(description=_NS_DOC)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("created_at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def created_at_ns(self) -> str | None:
+        return _ns_text(self.created_at)
 
 
 class SummarizeOut(BaseModel):
@@ -297,11 +374,23 @@ class ErrorRecordOut(BaseModel):
     cause: str | None
     action: str
     outcome: str
-    created_at: int
-    expires_at: int
+    created_at: int = Field(description=_NS_DOC)
+    expires_at: int = Field(description=_NS_DOC)
     hits: int
     created_at_iso: str
     expires_at_iso: str
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("created_at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def created_at_ns(self) -> str:
+        return str(self.created_at)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("expires_at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def expires_at_ns(self) -> str:
+        return str(self.expires_at)
 
 
 def record_out(r: ErrorRecord) -> ErrorRecordOut:

@@ -1,0 +1,83 @@
+// The service's errors as typed exceptions. Every error answer of the service reads
+// {"error": {"type", "message", "field"}}; each exception keeps that body, the HTTP status and
+// the fields, and its class says the kind.
+import type { components } from "./openapi.js";
+
+/** The one shape of every error answer of the service. */
+export type ErrorBody = components["schemas"]["ErrorBody"];
+
+/** Anything the client throws: an error answer of the service, or no answer at all. */
+export class MemstrataError extends Error {
+  /** The HTTP status (`undefined` when no answer arrived). */
+  readonly status: number | undefined;
+  /** The service's kind of error: `invalid_input`, `not_found`, `unauthorized` … */
+  readonly type: string;
+  /** The offending field or parameter, when the service named one (`items[3].role`). */
+  readonly field: string | null;
+  /** The error answer as the service sent it (`null` when it was not the service's shape). */
+  readonly body: ErrorBody | null;
+
+  constructor(message: string, options: { status?: number; type?: string; field?: string | null;
+    body?: ErrorBody | null; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = options.status;
+    this.type = options.type ?? "";
+    this.field = options.field ?? null;
+    this.body = options.body ?? null;
+  }
+}
+
+/** 422: the input is not acceptable; nothing was written. `field` names it. */
+export class InvalidInputError extends MemstrataError {}
+/** 404: no such session, message or record in this tenant. */
+export class NotFoundError extends MemstrataError {}
+/** 401: no valid API key (missing, unknown or revoked). */
+export class UnauthorizedError extends MemstrataError {}
+/** 413: the body, or a field of it, is larger than the service accepts. */
+export class TooLargeError extends MemstrataError {}
+/** 502: the service's model provider (embedder or LLM) failed. */
+export class ProviderError extends MemstrataError {}
+/** 503: the service is starting or stopping; try again shortly. */
+export class UnavailableError extends MemstrataError {}
+/** 507: the disk holding the service's database is full; nothing of the request was stored. */
+export class DiskFullError extends MemstrataError {}
+/** Any other error answer (500 `store_error` or `internal_error`, 405, 415 …). */
+export class ServerError extends MemstrataError {}
+/** No answer: connection refused, name not resolved, or the timeout passed. */
+export class UnreachableError extends MemstrataError {}
+
+const BY_STATUS: Record<number, typeof MemstrataError> = {
+  401: UnauthorizedError,
+  404: NotFoundError,
+  413: TooLargeError,
+  422: InvalidInputError,
+  502: ProviderError,
+  503: UnavailableError,
+  507: DiskFullError,
+};
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  if (typeof value !== "object" || value === null) return false;
+  const error = (value as { error?: unknown }).error;
+  return typeof error === "object" && error !== null
+    && typeof (error as { type?: unknown }).type === "string"
+    && typeof (error as { message?: unknown }).message === "string";
+}
+
+/** The exception for an error answer (its body already read as text). */
+export function errorFor(status: number, text: string, where: string): MemstrataError {
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch { /* not JSON: a proxy's page, say */ }
+  const Kind = BY_STATUS[status] ?? ServerError;
+  if (isErrorBody(parsed)) {
+    const { type, message, field } = parsed.error;
+    const named = field ? `${field}: ${message}` : message;
+    return new Kind(`${named} (${status} ${type} from ${where})`,
+      { status, type, field: field ?? null, body: parsed });
+  }
+  const excerpt = text.replace(/\s+/g, " ").trim().slice(0, 300);
+  return new Kind(`${where} answered ${status}${excerpt ? `: ${excerpt}` : ""}`, { status });
+}

@@ -1,0 +1,13 @@
+// memstrata: the TypeScript client of the memstrata service.
+export { MemoryClient, ErrorMemory } from "./client.js";
+export type { ClientOptions } from "./client.js";
+export { Context } from "./context.js";
+export {
+  DiskFullError, InvalidInputError, MemstrataError, NotFoundError, ProviderError, ServerError,
+  TooLargeError, UnauthorizedError, UnavailableError, UnreachableError,
+} from "./errors.js";
+export type { ErrorBody } from "./errors.js";
+export { nsToDate, toNsString } from "./time.js";
+export type { TimeInput } from "./time.js";
+export type * from "./types.js";
+export type { components, paths } from "./openapi.js";
