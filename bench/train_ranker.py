@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from _boost import BoostParams, boost
 from _offtopic import OFF_TOPIC_EVAL, OFF_TOPIC_TRAIN
 from _rankdata import EmbedCache, Query, prepare
 from _sets import SETS, Conv, load_sets
@@ -45,7 +46,13 @@ from threadpoolctl import threadpool_limits
 from memstrata.providers import LocalEmbedder
 from memstrata.search._features import FEATURES, SEMANTIC_FEATURES
 from memstrata.search._fusion import vector_model
-from memstrata.search._ranker import BEST_SHARE, LEARNED_FLOOR, RANKER_FILE, LearnedRanker
+from memstrata.search._ranker import (
+    BEST_SHARE,
+    LEARNED_FLOOR,
+    RANKER_FILE,
+    LearnedRanker,
+    Trees,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "src" / "memstrata" / "data" / RANKER_FILE
@@ -53,6 +60,7 @@ FOLDS = 5
 KS = (1, 5, 10)
 L2 = 1.0
 HIDDEN = 0
+TREES = 100
 LISTWISE = 3.0
 SEED = 20261202
 KEEP = 0.25
@@ -260,6 +268,14 @@ def train(queries: Sequence[Query], mode: str) -> LearnedRanker:
     else:
         coef, bias = fit_logistic(z, y, w, L2)
     names = FEATURES if mode == "hybrid" else SEMANTIC_FEATURES
+    trees = None
+    if TREES and LISTWISE and mode == "hybrid":
+        zk = z[keep]
+        base = zk @ coef + bias
+        feats, thresholds, leaves = boost(zk, y[keep], w[keep] * rw, base, new_starts[sel],
+                                          listwise[sel], qweights[sel], rw, LISTWISE,
+                                          BoostParams(trees=TREES))
+        trees = Trees(feats, thresholds.astype(np.float32), leaves)
     hidden = hidden_bias = out = None
     if HIDDEN:
         with threadpool_limits(1):
@@ -268,7 +284,8 @@ def train(queries: Sequence[Query], mode: str) -> LearnedRanker:
                                     w2.astype(np.float32))
     return LearnedRanker(mode=mode, features=names, mean=mean.astype(np.float32),
                          scale=scale.astype(np.float32), weights=coef.astype(np.float32),
-                         bias=bias, hidden=hidden, hidden_bias=hidden_bias, out=out)
+                         bias=bias, hidden=hidden, hidden_bias=hidden_bias, out=out,
+                         trees=trees)
 
 
 def calibrate(logits: FloatArray, y: FloatArray) -> tuple[float, float]:
@@ -286,7 +303,8 @@ def folded(ranker: LearnedRanker, a: float, b: float) -> LearnedRanker:
                          mean=np.round(ranker.mean, 5), scale=np.round(ranker.scale, 5),
                          weights=np.round(ranker.weights * a, 5).astype(np.float32),
                          bias=round(ranker.bias * a + b, 5), hidden=r(ranker.hidden),
-                         hidden_bias=r(ranker.hidden_bias), out=r(ranker.out, a))
+                         hidden_bias=r(ranker.hidden_bias), out=r(ranker.out, a),
+                         trees=None if ranker.trees is None else ranker.trees.scaled(a))
 
 
 def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
@@ -355,6 +373,28 @@ def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
     return out
 
 
+def precision(queries: Sequence[Query], probs: FloatArray | list[FloatArray], mode: str,
+              limit: int = 10) -> None:
+    """Of the matched hits a search returns (``limit`` of them at most), the share that are
+    evidence: the learned ranker at its default floor (and share of the best hit) beside the
+    old fusion's ranking, whose hybrid floor let every one of its ``limit`` hits through."""
+    print(f"\nprecision of matched hits ({mode}, limit {limit}, out of fold): evidence / hits")
+    sums: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for q, p in zip(queries, probs, strict=True):
+        if q.off_topic:
+            continue
+        old = q.baselines.get("old hybrid") if mode == "hybrid" else None
+        rows = {"learned @floor": ranking(p, LEARNED_FLOOR[mode], k=limit, ratio=BEST_SHARE)}
+        if old is not None:
+            rows["old fusion"] = old[:limit]
+        for name, hits in rows.items():
+            sums[q.set_name, name][0] += len(q.evidence & set(hits))
+            sums[q.set_name, name][1] += len(hits)
+    for (set_name, name), (good, total) in sorted(sums.items()):
+        share = 100.0 * good / total if total else float("nan")
+        print(f"  {set_name:16} {name:16} {share:6.1f} %  ({good} of {total} hits)")
+
+
 def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequence[float]
                ) -> None:
     print("\nfloor   off-topic abstained (eval half)   R@5 with the floor (all sets), and "
@@ -409,12 +449,16 @@ async def main() -> None:
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--hidden", type=int, default=None,
                         help="tanh units beside the logistic model (0: plain logistic)")
+    parser.add_argument("--trees", type=int, default=None,
+                        help="boosted trees added to the logistic model (0: none)")
     parser.add_argument("--listwise", type=float, default=None,
                         help="weight of the listwise loss beside the pointwise one")
     parser.add_argument("--prepared", type=Path, default=None,
                         help="keep the prepared features in this pickle between runs")
     args = parser.parse_args()
-    global HIDDEN, LISTWISE
+    global HIDDEN, LISTWISE, TREES
+    if args.trees is not None:
+        TREES = args.trees
     if args.hidden is not None:
         HIDDEN = args.hidden
     if args.listwise is not None:
@@ -442,6 +486,7 @@ async def main() -> None:
     report(queries, probs, args.floor)
     for mode in probs:
         print(f"\n{mode}:")
+        precision(queries, probs[mode], mode)
         abstention(queries, probs[mode], (0.002, 0.003, 0.004, 0.005, 0.01, 0.02, 0.05, 0.1))
         reliability(queries, probs[mode])
     body: dict[str, Any] = {"trained_by": "bench/train_ranker.py",

@@ -12,7 +12,7 @@ from memstrata import InvalidInput, Memory, Settings
 from memstrata.providers import HashEmbedder
 from memstrata.search._features import FEATURES, SEMANTIC_FEATURES, query_terms_of
 from memstrata.search._fusion import build_session_index, session_features
-from memstrata.search._ranker import LearnedRanker, load_rankers, ranker_for
+from memstrata.search._ranker import LearnedRanker, Trees, load_rankers, ranker_for
 
 SESSIONS = {
     "a": ["I adopted a cat called Mochi.", "Noted.", "Mochi likes tuna.", "這個問題很好。"],
@@ -102,3 +102,57 @@ async def test_the_fusion_stays_available_and_differs_from_the_learned_scores(
         best = min((h for h in hits if h.matched), key=lambda h: h.rank or 0)
         assert best.message.content == "Mochi likes tuna."
     assert ranker_for(HashEmbedder().model_id, "hybrid") is None
+
+
+def _stump_ranker(feature: int, threshold: float, low: float, high: float) -> LearnedRanker:
+    """A hybrid ranker whose linear part is 0 and whose one tree of depth 1 adds ``low`` or
+    ``high`` by one feature."""
+    d = len(FEATURES)
+    trees = Trees(np.asarray([[feature]], dtype=np.int16),
+                  np.asarray([[threshold]], dtype=np.float32),
+                  np.asarray([[low, high]], dtype=np.float32))
+    return LearnedRanker(mode="hybrid", features=FEATURES, mean=np.zeros(d, np.float32),
+                         scale=np.ones(d, np.float32), weights=np.zeros(d, np.float32),
+                         bias=0.0, trees=trees)
+
+
+def test_trees_add_their_leaf_to_the_log_odds() -> None:
+    ranker = _stump_ranker(0, 0.5, -2.0, 3.0)
+    x = np.zeros((3, len(FEATURES)), dtype=np.float32)
+    x[:, 0] = [0.1, 0.5, 0.9]  # at the threshold goes left
+    np.testing.assert_allclose(ranker.logits(x), [-2.0, -2.0, 3.0])
+    again = LearnedRanker.from_json(ranker.to_json())
+    np.testing.assert_allclose(again.logits(x), ranker.logits(x))
+
+
+def test_deeper_trees_follow_both_children() -> None:
+    d = len(FEATURES)
+    # depth 2: root on feature 0, its left child on feature 1, its right child on feature 2
+    trees = Trees(np.asarray([[0, 1, 2]], dtype=np.int16),
+                  np.asarray([[0.0, 0.0, 0.0]], dtype=np.float32),
+                  np.asarray([[1.0, 2.0, 3.0, 4.0]], dtype=np.float32))
+    x = np.zeros((4, d), dtype=np.float32)
+    x[:, 0] = [-1, -1, 1, 1]
+    x[:, 1] = [-1, 1, 0, 0]
+    x[:, 2] = [0, 0, -1, 1]
+    np.testing.assert_allclose(trees(x), [1.0, 2.0, 3.0, 4.0])
+
+
+def test_refining_scores_only_the_best_rows_with_the_trees() -> None:
+    d = len(FEATURES)
+    weights = np.zeros(d, np.float32)
+    weights[1] = 1.0
+    base = _stump_ranker(0, 0.5, 0.0, 10.0)
+    ranker = LearnedRanker(mode="hybrid", features=FEATURES, mean=base.mean, scale=base.scale,
+                           weights=weights, bias=0.0, trees=base.trees)
+    x = np.zeros((4, d), dtype=np.float32)
+    x[:, 0] = 1.0  # every row would gain 10 from the tree
+    x[:, 1] = [4.0, 3.0, 2.0, 1.0]  # the linear part ranks row 0 first
+    np.testing.assert_allclose(ranker.logits(x), [14.0, 13.0, 12.0, 11.0])
+    np.testing.assert_allclose(ranker.logits(x, refine=2), [14.0, 13.0, 2.0, 1.0])
+
+
+def test_malformed_trees_are_refused() -> None:
+    with pytest.raises(ValueError, match="trees are malformed"):
+        Trees(np.zeros((1, 2), np.int16), np.zeros((1, 2), np.float32),
+              np.zeros((1, 3), np.float32))

@@ -248,7 +248,11 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
             best > 0, best, 1.0), 0.0).astype(np.float32)
         cols["rel_bm25_size"] = cols["rel_bm25_key"] * cols["session_size"]
     names = SEMANTIC_FEATURES if semantic_only else FEATURES
-    return np.stack([cols[name] for name in names], axis=1).astype(np.float32)
+    # Column by column into one array laid out by column (no stacked copy).
+    out: FloatArray = np.empty((len(names), n), dtype=np.float32)
+    for j, name in enumerate(names):
+        out[j] = cols[name]
+    return out.T
 
 
 def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,

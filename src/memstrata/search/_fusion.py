@@ -122,6 +122,10 @@ OWN_WEIGHT = 0.2
 VERBATIM = 0.7
 _VERBATIM_LEAD = 1.0
 _VERBATIM_CANDIDATES = 256
+REFINE = 512
+"""A learned ranker's trees (if it has any) re-score this many of a search's best messages
+by its linear part (or eight times the hits asked for, if more); the rest keep the linear
+estimate, which is what ranks them below those."""
 # A query term is rare in a session when at most this share of its messages (or 3) hold it.
 RARE_SHARE = 0.05
 _RARE_MIN = 3
@@ -438,7 +442,7 @@ def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArra
     ``min_probability``, a message needs at least that probability."""
     semantic = ranker.mode == "semantic"
     x = session_features(index, query, query_vector, now=now, semantic_only=semantic)
-    p = ranker.probability(x)
+    p = ranker.probability(x, refine=max(REFINE, 8 * k))
     mask = np.ones(p.shape, dtype=np.bool_) if eligible is None else eligible.copy()
     if semantic and index.present is not None:
         mask &= index.present

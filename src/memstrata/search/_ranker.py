@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from ._features import FEATURES, SEMANTIC_FEATURES
 
-__all__ = ["BEST_SHARE", "FUSION_FLOOR", "LEARNED_FLOOR", "RANKER_FILE", "LearnedRanker",
+__all__ = ["BEST_SHARE", "FUSION_FLOOR", "LEARNED_FLOOR", "RANKER_FILE", "LearnedRanker", "Trees",
            "load_rankers", "ranker_for"]
 
 FloatArray = npt.NDArray[np.float32]
@@ -39,10 +39,60 @@ FUSION_FLOOR = 0.2
 
 
 @dataclass(frozen=True)
+class Trees:
+    """Boosted regression trees over standardised features, added to the logistic score:
+    complete binary trees of one depth, node ``i``'s children at ``2i + 1`` (feature at or
+    below the threshold) and ``2i + 2`` (above)."""
+
+    features: npt.NDArray[np.int16]  # (trees, 2^depth - 1)
+    thresholds: FloatArray  # (trees, 2^depth - 1)
+    leaves: FloatArray  # (trees, 2^depth)
+
+    def __post_init__(self) -> None:
+        count, inner = self.features.shape
+        if (self.thresholds.shape != (count, inner)
+                or self.leaves.shape != (count, inner + 1)
+                or (inner + 1) & inner):
+            raise ValueError("the ranker's trees are malformed: "
+                             f"{self.features.shape}, {self.thresholds.shape}, "
+                             f"{self.leaves.shape}")
+
+    def __call__(self, z: FloatArray) -> FloatArray:
+        """The trees' sum for each row of ``z``."""
+        count, inner = self.features.shape
+        n = z.shape[0]
+        if not n or not count:
+            return np.zeros(n, dtype=np.float32)
+        rows = np.arange(n)[:, None]
+        cols = np.arange(count)[None, :]
+        node = np.zeros((n, count), dtype=np.intp)
+        for _ in range(inner.bit_length()):
+            go = z[rows, self.features[cols, node]] > self.thresholds[cols, node]
+            node = 2 * node + 1 + go
+        out: FloatArray = self.leaves[cols, node - inner].sum(axis=1, dtype=np.float32)
+        return out
+
+    def scaled(self, by: float) -> Trees:
+        return Trees(self.features, self.thresholds,
+                     np.round(self.leaves * by, 5).astype(np.float32))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"features": self.features.tolist(),
+                "thresholds": [[float(v) for v in row] for row in self.thresholds],
+                "leaves": [[float(v) for v in row] for row in self.leaves]}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Trees:
+        return cls(np.asarray(raw["features"], dtype=np.int16),
+                   np.asarray(raw["thresholds"], dtype=np.float32),
+                   np.asarray(raw["leaves"], dtype=np.float32))
+
+
+@dataclass(frozen=True)
 class LearnedRanker:
-    """``p = sigmoid(bias + z @ weights + tanh(z @ hidden + hidden_bias) @ out)`` per
-    message, where ``z = (x - mean) / scale`` are its standardised features: a logistic model
-    with one small hidden layer beside it (none: plain logistic)."""
+    """``p = sigmoid(bias + z @ weights + tanh(z @ hidden + hidden_bias) @ out + trees(z))``
+    per message, where ``z = (x - mean) / scale`` are its standardised features: a logistic
+    model with, optionally, one small hidden layer or boosted trees beside it."""
 
     mode: str
     features: tuple[str, ...]
@@ -53,6 +103,7 @@ class LearnedRanker:
     hidden: FloatArray | None = None
     hidden_bias: FloatArray | None = None
     out: FloatArray | None = None
+    trees: Trees | None = None
 
     def __post_init__(self) -> None:
         expected = SEMANTIC_FEATURES if self.mode == "semantic" else FEATURES
@@ -60,15 +111,33 @@ class LearnedRanker:
             raise ValueError(f"the {self.mode} ranker's features do not match this version: "
                              f"{self.features} != {expected}")
 
-    def logits(self, x: FloatArray) -> FloatArray:
-        z = (x - self.mean) / self.scale
-        out: FloatArray = (z @ self.weights + np.float32(self.bias)).astype(np.float32)
-        if self.hidden is not None and self.hidden_bias is not None and self.out is not None:
+    @functools.cached_property
+    def _folded(self) -> tuple[FloatArray, np.float32]:
+        """The linear part with the standardisation folded in: ``x @ w + b``."""
+        w = (self.weights.astype(np.float64) / self.scale.astype(np.float64))
+        b = float(self.bias) - float(self.mean.astype(np.float64) @ w)
+        return w.astype(np.float32), np.float32(b)
+
+    def logits(self, x: FloatArray, refine: int | None = None) -> FloatArray:
+        """The model's log-odds for each row of ``x``. With ``refine``, the trees (when the
+        model has any) are added to the ``refine`` rows the linear part ranks highest only:
+        the others keep the linear log-odds (a search reads only the best few)."""
+        w, b = self._folded
+        out: FloatArray = (x @ w + b).astype(np.float32, copy=False)
+        if (self.hidden is not None and self.hidden_bias is not None
+                and self.out is not None):
+            z = (x - self.mean) / self.scale
             out += (np.tanh(z @ self.hidden + self.hidden_bias) @ self.out).astype(np.float32)
+        if self.trees is not None:
+            if refine is None or refine >= out.shape[0]:
+                out += self.trees((x - self.mean) / self.scale)
+            elif refine > 0:
+                rows = np.argpartition(-out, refine - 1)[:refine]
+                out[rows] += self.trees((x[rows] - self.mean) / self.scale)
         return out
 
-    def probability(self, x: FloatArray) -> FloatArray:
-        z = np.clip(self.logits(x), -30.0, 30.0)
+    def probability(self, x: FloatArray, refine: int | None = None) -> FloatArray:
+        z = np.clip(self.logits(x, refine), -30.0, 30.0)
         out: FloatArray = (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
         return out
 
@@ -81,6 +150,8 @@ class LearnedRanker:
             body["hidden"] = [[float(v) for v in row] for row in self.hidden]
             body["hidden_bias"] = [float(v) for v in self.hidden_bias]
             body["out"] = [float(v) for v in self.out]
+        if self.trees is not None:
+            body["trees"] = self.trees.to_json()
         return body
 
     @classmethod
@@ -93,7 +164,8 @@ class LearnedRanker:
                    scale=np.asarray(raw["scale"], dtype=np.float32),
                    weights=np.asarray(raw["weights"], dtype=np.float32),
                    bias=float(raw["bias"]), hidden=array("hidden"),
-                   hidden_bias=array("hidden_bias"), out=array("out"))
+                   hidden_bias=array("hidden_bias"), out=array("out"),
+                   trees=Trees.from_json(raw["trees"]) if "trees" in raw else None)
 
 
 def parse_rankers(raw: dict[str, Any]) -> dict[tuple[str, str], LearnedRanker]:
