@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 from helpers import Saves
 from llm_server import LLMServer, Reply, Request, anthropic_body, chat_body
@@ -22,7 +22,7 @@ from memstrata.providers import (
     forget_refusals,
 )
 from memstrata.summary._relevance import select_relevant
-from memstrata.summary._run import decide, run_summary
+from memstrata.summary._run import decide, parse_decision, run_summary
 from memstrata.summary._shapes import (
     DECISION_CHARS,
     DESCRIPTION_CHARS,
@@ -276,3 +276,25 @@ def test_max_tokens_settings_read_from_the_environment() -> None:
     settings = Settings.from_env({"MEMSTRATA_SUMMARY_MAX_TOKENS": "700",
                                   "MEMSTRATA_DECISION_MAX_TOKENS": "none"})
     assert (settings.summary_max_tokens, settings.decision_max_tokens) == (700, None)
+
+
+def test_a_stored_summary_with_nothing_current_and_an_unknown_time_matches_the_schema() -> None:
+    schema = summary_schema(max_key_decisions=8, max_past_discussions=8).schema
+    body = {"key_decisions": [], "current_discussion": {},
+            "past_discussions": [{"topic": "t", "description": "", "direction": "",
+                                  "last_discussed": ""}]}
+    jsonschema.validate(body, schema)
+    body["current_discussion"] = {"topic": "t"}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(body, schema)
+
+
+def test_a_confidence_off_the_scale_drops_nothing() -> None:
+    # A small model once wrote 9 for "very sure": unreadable, so the conversation stays.
+    verdict = json.dumps({"conversations": [{"index": 1, "noise": True, "confidence": 9},
+                                            {"index": 2, "noise": True, "confidence": 0.8}]})
+    decision = parse_decision(verdict, conversations=2, decisions=0, past=0, threshold=0.7)
+    assert decision.noise == frozenset({1})
+    scale = decision_schema(conversations=2, decisions=0, past=0).schema
+    confidence = scale["properties"]["conversations"]["items"]["properties"]["confidence"]
+    assert 0.7 in confidence["enum"] and 9 not in confidence["enum"]

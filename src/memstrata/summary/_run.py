@@ -131,12 +131,15 @@ def _indices(value: object, size: int) -> frozenset[int]:
 
 
 def _confidence(value: object) -> float:
+    """The confidence as a number from 0 to 1; anything off that scale (a model writing ``9``
+    or ``85``) counts as 0, so a verdict that cannot be read never drops a message."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return 0.0
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         return 0.0
+    return number if 0.0 <= number <= 1.0 else 0.0
 
 
 def parse_decision(text: str, *, conversations: int, decisions: int, past: int,

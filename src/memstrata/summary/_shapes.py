@@ -12,6 +12,7 @@ lists all of its properties; an empty string stands for "nothing" and the normal
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +21,7 @@ from ..providers import ReplySchema
 from ._schema import CURRENT, DECISIONS, PAST
 
 __all__ = [
+    "CONFIDENCE_SCALE",
     "DECISION_CHARS",
     "DESCRIPTION_CHARS",
     "DIRECTION_CHARS",
@@ -41,13 +43,16 @@ DESCRIPTION_CHARS = 240
 DIRECTION_CHARS = 160
 PERSPECTIVE_CHARS = 160
 MAX_PERSPECTIVES = 4
-_TIME = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}$"
+# "" stands for an unknown time, as the normaliser stores it.
+_TIME = r"^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2})?$"
+_NOTHING = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
 
 # A token holds at least about two characters of the text these replies carry (English runs
 # near four, Chinese near one and a half), and JSON punctuation needs a few tokens of slack.
 CHARS_PER_TOKEN = 2.0
 _SLACK_TOKENS = 32
 _NUMBER_CHARS = 8
+CONFIDENCE_SCALE = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
 _UNBOUNDED_STRING_CHARS = 200
 
 
@@ -80,7 +85,8 @@ def summary_schema(*, max_key_decisions: int, max_past_discussions: int) -> Repl
         DECISIONS: {"type": "array", "maxItems": max_key_decisions,
                     "items": _text(DECISION_CHARS)},
         PAST: {"type": "array", "maxItems": max_past_discussions, "items": past},
-        CURRENT: current,
+        # {} when nothing is being discussed, as a stored summary has it.
+        CURRENT: {"anyOf": [current, _NOTHING]},
     })
     return ReplySchema(name="conversation_memory", schema=schema,
                        description="The updated memory of the conversation.")
@@ -92,7 +98,8 @@ def decision_schema(*, conversations: int, decisions: int, past: int) -> ReplySc
     verdict = _object({"index": {"type": "integer", "minimum": 1,
                                  "maximum": max(conversations, 1)},
                        "noise": {"type": "boolean"},
-                       "confidence": {"type": "number", "minimum": 0, "maximum": 1}})
+                       # A fixed scale: grammars enforce an enum, not a number's range.
+                       "confidence": {"enum": list(CONFIDENCE_SCALE)}})
     schema = _object({
         "conversations": {"type": "array", "maxItems": conversations, "items": verdict},
         "overturned_key_decisions": _numbers(decisions),
@@ -129,6 +136,10 @@ def max_chars(schema: Mapping[str, Any]) -> int:
         return len(str(int(schema.get("maximum", 10**6))))
     if kind == "boolean":
         return 5
+    if "anyOf" in schema:
+        return max(max_chars(option) for option in schema["anyOf"])
+    if "enum" in schema:
+        return max(len(json.dumps(value)) for value in schema["enum"])
     return _NUMBER_CHARS
 
 
