@@ -280,7 +280,7 @@ def test_max_tokens_settings_read_from_the_environment() -> None:
 
 def test_a_stored_summary_with_nothing_current_and_an_unknown_time_matches_the_schema() -> None:
     schema = summary_schema(max_key_decisions=8, max_past_discussions=8).schema
-    body = {"key_decisions": [], "current_discussion": {},
+    body: dict[str, Any] = {"key_decisions": [], "current_discussion": {},
             "past_discussions": [{"topic": "t", "description": "", "direction": "",
                                   "last_discussed": ""}]}
     jsonschema.validate(body, schema)
