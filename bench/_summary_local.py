@@ -36,6 +36,9 @@ from local_llm import MODEL_NAME, LocalModelServer
 
 __all__ = ["LocalRow", "run_local"]
 
+# A slow machine may need minutes for a reply the schema allows; a client that gave up would
+# leave the server generating into the next row's figures.
+_TIMEOUT_S = 1200.0
 _METRICS = ("prompt_tokens_total", "prompt_seconds_total", "tokens_predicted_total",
             "tokens_predicted_seconds_total")
 
@@ -76,7 +79,7 @@ async def _one(server: LocalModelServer, conv: Conversation, messages: int, chun
                work: Path) -> LocalRow:
     settings = Settings(embedder=None, summary_cron=None, summary_chunk_chars=chunk_chars,
                         summary_model=f"openai:{MODEL_NAME}", llm_base_url=server.openai_url,
-                        llm_max_retries=0)
+                        llm_max_retries=0, llm_timeout=_TIMEOUT_S)
     turns = conv.turns[:messages]
     async with Memory.open(str(work / f"local-{chunk_chars}.db"), settings=settings,
                            background=False) as mem:

@@ -66,7 +66,8 @@ def settings(model: LocalModelServer, **changes: Any) -> Settings:
     base = Settings(embedder=None, summary_cron=None, window_messages=4,
                     summary_model=f"openai:{MODEL_NAME}",
                     decision_model=f"openai:{MODEL_NAME}", llm_base_url=model.openai_url,
-                    max_key_decisions=3, max_past_discussions=2, llm_max_retries=0)
+                    max_key_decisions=3, max_past_discussions=2, llm_max_retries=0,
+                    llm_timeout=CALL_BOUND_S)
     return base.replace(**changes)
 
 

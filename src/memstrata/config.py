@@ -65,6 +65,7 @@ class Settings:
     decision_base_url: str | None = None
     decision_api_key: str | None = None
     llm_max_retries: int = 3
+    llm_timeout: float = 120.0
     # summary
     reply_lang: str = "auto"
     summary_chunk_chars: int = 32_000
@@ -99,6 +100,9 @@ class Settings:
                   "temp_idle_minutes", "vector_cache_mb")
         _non_negative(self, "llm_max_retries", "expand_before", "expand_after",
                       "max_key_decisions", "max_past_discussions")
+        if not self.llm_timeout > 0:
+            raise InvalidInput("llm_timeout", f"must be a positive number of seconds, got "
+                               f"{self.llm_timeout!r}")
         for name in ("summary_max_tokens", "decision_max_tokens"):
             if getattr(self, name) is not None and getattr(self, name) <= 0:
                 raise InvalidInput(name, f"must be a positive integer or None (None: what the "
