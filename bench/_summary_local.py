@@ -108,14 +108,17 @@ async def _one(server: LocalModelServer, conv: Conversation, messages: int, chun
 def table(rows: Sequence[LocalRow]) -> list[str]:
     lines = ["| chunk chars | messages | chunks | s / chunk | prompt s / chunk | "
              "generation s / chunk | prompt tokens / chunk | reply tokens / chunk | "
-             "tokens in / message | tokens out / message | stored |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "prompt tokens / s | reply tokens / s | tokens in / message | "
+             "tokens out / message | stored |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         n = max(r.chunks, 1)
         lines.append(
             f"| {r.chunk_chars:,} | {r.messages} | {r.chunks} | {r.seconds / n:.1f} | "
             f"{r.prompt_seconds / n:.1f} | {r.generation_seconds / n:.1f} | "
             f"{r.tokens_in / n:,.0f} | {r.tokens_out / n:,.0f} | "
+            f"{r.processed_prompt / max(r.prompt_seconds, 1e-9):.0f} | "
+            f"{r.tokens_out / max(r.generation_seconds, 1e-9):.1f} | "
             f"{r.tokens_in / r.messages:.1f} | {r.tokens_out / r.messages:.1f} | "
             f"{'yes' if r.stored else 'no: ' + r.error} |")
     return lines
@@ -126,13 +129,13 @@ def run_local(messages: int, chunk_chars: Sequence[int], threads: int) -> int:
     conv = _conversation(messages)
     rows: list[LocalRow] = []
     began = time.perf_counter()
-    with LocalModelServer(n_ctx=8192, threads=threads) as server, \
+    with LocalModelServer(n_ctx=8192, threads=threads, cache_prompt=False) as server, \
             tempfile.TemporaryDirectory(prefix="memstrata-local-") as tmp:
         for size in chunk_chars:
             rows.append(asyncio.run(_one(server, conv, messages, size, Path(tmp))))
             print(f"measured summary_chunk_chars={size}", file=sys.stderr)
     print(f"model: SmolLM2-135M-Instruct Q4_1 on llama.cpp's server (xllamacpp), "
-          f"{threads} thread(s), n_ctx 8192, greedy, repeat penalty 1.3")
+          f"{threads} thread(s), n_ctx 8192, greedy, repeat penalty 1.3, no prompt cache")
     print(f"conversation: {conv.name}, first {rows[0].messages if rows else 0} messages; "
           f"one summarize() per row, no decision model")
     print()

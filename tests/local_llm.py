@@ -56,9 +56,10 @@ def _free_port() -> int:
 class LocalModelServer:
     """llama.cpp's server with the local model; see the module docstring."""
 
-    def __init__(self, *, n_ctx: int = 4096, threads: int = 1,
-                 repeat_penalty: float = 1.3) -> None:
+    def __init__(self, *, n_ctx: int = 4096, threads: int = 1, repeat_penalty: float = 1.3,
+                 cache_prompt: bool = True) -> None:
         self.n_ctx = n_ctx
+        self.cache_prompt = cache_prompt
         self.threads = threads
         self.repeat_penalty = repeat_penalty
         self.port = 0
@@ -85,6 +86,9 @@ class LocalModelServer:
         params.cpuparams_batch.n_threads = self.threads
         params.warmup = False
         params.endpoint_metrics = True
+        # Reusing the previous prompt's evaluated prefix speeds tests up; a benchmark that
+        # measures prompt cost turns it off.
+        params.cache_prompt = self.cache_prompt
         params.verbosity = 0
         params.sampling.temp = 0.0
         params.sampling.seed = 7
