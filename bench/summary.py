@@ -2,6 +2,7 @@
 ``ConversationSummaryBufferMemory``, both talking to the same local token-counting server.
 
     python bench/summary.py [--quick] [--every 60] [--estimate-tokens]
+    python bench/summary.py --llm local [--messages 24] [--chunk-chars 1000,2000,4000]
 
 For each conversation (the LoCoMo dev conversations, read at run time, and a generated
 5,000-message one in English and Traditional Chinese) the run:
@@ -15,6 +16,9 @@ For each conversation (the LoCoMo dev conversations, read at run time, and a gen
   was delivered to the summary model.
 
 ``--quick`` runs two LoCoMo conversations and a 500-message generated one.
+
+``--llm local`` measures a real local model instead (``bench/_summary_local.py``): seconds per
+chunk, tokens per message summarised, and how the prompt's size moves them.
 """
 
 from __future__ import annotations
@@ -212,7 +216,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="count chars/4 even when a tokenizer is installed")
     parser.add_argument("--fallback-baseline", action="store_true",
                         help="use the re-summarise-on-overflow baseline instead of LangChain")
+    parser.add_argument("--llm", choices=("scripted", "local"), default="scripted",
+                        help="the scripted counting server (default) or a real local model")
+    parser.add_argument("--messages", type=int, default=24,
+                        help="--llm local: messages summarised per run")
+    parser.add_argument("--chunk-chars", default="1000,2000,4000",
+                        help="--llm local: summary_chunk_chars values, comma-separated")
+    parser.add_argument("--threads", type=int, default=1, help="--llm local: model threads")
     args = parser.parse_args(argv)
+    if args.llm == "local":
+        from _summary_local import run_local
+        sizes = [int(part) for part in args.chunk_chars.split(",") if part.strip()]
+        return run_local(args.messages, sizes, args.threads)
     tok = load(prefer_estimate=args.estimate_tokens)
     server = CountingServer(tok).start()
     rows: list[Row] = []

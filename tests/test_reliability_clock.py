@@ -36,7 +36,7 @@ from helpers import T0, ManualClock
 
 from memstrata import Memory, Settings
 from memstrata.errors import InvalidInput
-from memstrata.providers import Completion, FakeLLM
+from memstrata.providers import Completion, FakeLLM, ReplySchema
 from memstrata.store import open_store
 from memstrata.summary import CronRunner
 
@@ -128,12 +128,13 @@ class GatedLLM:
 
     async def complete(self, messages: Sequence[Mapping[str, str]], *,
                        system: str | None = None, max_tokens: int | None = None,
-                       json_mode: bool = False) -> Completion:
+                       json_mode: bool = False, schema: ReplySchema | None = None
+                       ) -> Completion:
         self.calls += 1
         self.entered.set()
         await self.permits.acquire()
         return await self._inner.complete(messages, system=system, max_tokens=max_tokens,
-                                          json_mode=json_mode)
+                                          json_mode=json_mode, schema=schema)
 
 
 async def _conversation(mem: Memory, n: int = 12) -> list[int]:

@@ -14,6 +14,7 @@ from memstrata.errors import InvalidSummary, ProviderError, SummaryFailed
 from memstrata.providers import make_llm
 from memstrata.providers._base import LLM
 from memstrata.summary._run import run_summary
+from memstrata.summary._shapes import summary_schema, token_bound
 from memstrata.types import Message, Role, Summary
 
 T0 = 1_714_557_600 * 1_000_000_000
@@ -62,7 +63,11 @@ async def test_multi_chunk_run_over_http(server: LLMServer) -> None:
     assert (result.tokens_in, result.tokens_out) == (300, 60)
     assert [(c[2], c[3]) for c in saves.calls] == [(100, 20)] * 3
     first = server.requests[0].json
-    assert first["response_format"] == {"type": "json_object"}
+    sent = first["response_format"]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["strict"] is True
+    assert sent["json_schema"]["schema"]["properties"]["key_decisions"]["maxItems"] == 8
+    assert first["max_tokens"] == token_bound(summary_schema(max_key_decisions=8,
+                                                             max_past_discussions=8))
     system = first["messages"][0]
     assert system["role"] == "system" and "Traditional Chinese" in system["content"]
     assert "zh-TW" in system["content"]

@@ -76,4 +76,5 @@ def _model(given: LLM | Unset | None, name: str | None, base_url: str | None,
     if name is None:
         return None
     return make_llm(name, base_url=base_url, api_key=api_key,
-                    max_retries=settings.llm_max_retries, field=field)
+                    max_retries=settings.llm_max_retries, timeout=settings.llm_timeout,
+                    field=field)

@@ -13,7 +13,7 @@ import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_type_hints
+from typing import Any, Literal, get_args, get_type_hints
 
 from croniter import croniter  # type: ignore[import-untyped]
 
@@ -65,9 +65,13 @@ class Settings:
     decision_base_url: str | None = None
     decision_api_key: str | None = None
     llm_max_retries: int = 3
+    llm_timeout: float = 120.0
     # summary
     reply_lang: str = "auto"
     summary_chunk_chars: int = 32_000
+    # max_tokens of the model calls; None: what the reply's JSON Schema can hold
+    summary_max_tokens: int | None = None
+    decision_max_tokens: int | None = None
     max_key_decisions: int = 8
     max_past_discussions: int = 8
     noise_confidence: float = 0.7
@@ -96,6 +100,13 @@ class Settings:
                   "temp_idle_minutes", "vector_cache_mb")
         _non_negative(self, "llm_max_retries", "expand_before", "expand_after",
                       "max_key_decisions", "max_past_discussions")
+        if not self.llm_timeout > 0:
+            raise InvalidInput("llm_timeout", f"must be a positive number of seconds, got "
+                               f"{self.llm_timeout!r}")
+        for name in ("summary_max_tokens", "decision_max_tokens"):
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
+                raise InvalidInput(name, f"must be a positive integer or None (None: what the "
+                                   f"reply's schema can hold), got {getattr(self, name)!r}")
         if not 0.0 < self.compact_ratio < 1.0:
             raise InvalidInput("compact_ratio", f"must be between 0 and 1 (exclusive), got "
                                f"{self.compact_ratio!r}")
@@ -188,6 +199,10 @@ def _parse_env(name: str, raw: str) -> Any:
     optional = "None" in str(hint)
     if optional and text.lower() in _NONE_WORDS:
         return None
+    # `int | None` and `float | None` parse as their number type.
+    inner = [arg for arg in get_args(hint) if arg is not type(None)]
+    if optional and len(inner) == 1:
+        hint = inner[0]
     if hint is bool:
         if text.lower() in ("1", "true", "yes", "on"):
             return True

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from memstrata import Memory, Settings
-from memstrata.providers import Completion, HashEmbedder, Vectors
+from memstrata.providers import Completion, HashEmbedder, ReplySchema, Vectors
 
 DIM = 64
 
@@ -64,7 +64,8 @@ class StuckLLM:
 
     async def complete(self, messages: Sequence[Mapping[str, str]], *,
                        system: str | None = None, max_tokens: int | None = None,
-                       json_mode: bool = False) -> Completion:
+                       json_mode: bool = False, schema: ReplySchema | None = None
+                       ) -> Completion:
         print("ready", flush=True)
         await asyncio.Event().wait()
         raise AssertionError("unreachable")

@@ -7,8 +7,9 @@ new ones are added with :func:`register_embedder` / :func:`register_llm`.
 from __future__ import annotations
 
 from ._anthropic import AnthropicChat
-from ._base import LLM, Completion, Embedder, Vectors, estimate_tokens
+from ._base import LLM, Completion, Embedder, ReplySchema, Vectors, estimate_tokens
 from ._fake import FakeCall, FakeLLM
+from ._formats import forget_refusals
 from ._hashing import HashEmbedder
 from ._local import LOCAL_MODELS, LocalEmbedder, LocalModel
 from ._openai import OpenAIChat, OpenAIEmbedder
@@ -42,11 +43,13 @@ __all__ = [
     "OpenAIChat",
     "OpenAIEmbedder",
     "ProviderSpec",
+    "ReplySchema",
     "RetryPolicy",
     "Vectors",
     "blas_threads",
     "embedder_names",
     "estimate_tokens",
+    "forget_refusals",
     "llm_names",
     "make_embedder",
     "make_llm",

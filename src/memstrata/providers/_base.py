@@ -7,15 +7,14 @@ clients live in sibling modules and are found by name through ``registry``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 from ..errors import InvalidInput
 from ..types import Vectors
 
-__all__ = ["LLM", "Completion", "Embedder", "Vectors", "check_messages", "estimate_tokens"]
-
-
+__all__ = ["LLM", "Completion", "Embedder", "ReplySchema", "Vectors", "check_messages",
+           "estimate_tokens"]
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -41,6 +40,23 @@ class Completion:
     tokens_in: int
     tokens_out: int
     model: str
+    truncated: bool = False
+    """The reply stopped at ``max_tokens`` (finish reason ``length`` / ``max_tokens``), so it
+    is probably incomplete."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplySchema:
+    """The JSON Schema a reply must match, with a name (``[A-Za-z0-9_-]``, as the APIs want).
+
+    Providers send it the strongest way the server accepts: OpenAI-style ``response_format``
+    ``json_schema``, an Anthropic tool whose input schema it is, or, failing those, as text in
+    the system prompt.
+    """
+
+    name: str
+    schema: Mapping[str, Any] = field(repr=False)
+    description: str = ""
 
 
 @runtime_checkable
@@ -56,11 +72,14 @@ class LLM(Protocol):
         system: str | None = None,
         max_tokens: int | None = None,
         json_mode: bool = False,
+        schema: ReplySchema | None = None,
     ) -> Completion:
         """Send ``messages`` (oldest first) and return the model's reply.
 
         ``json_mode`` asks for a single JSON object; providers without such a switch are told so
-        in the system prompt. Failures surface as ``ProviderError``.
+        in the system prompt. ``schema`` (which implies ``json_mode``) asks for an object that
+        matches it, through structured output where the server has it. A reply cut at
+        ``max_tokens`` comes back with ``truncated`` set. Failures surface as ``ProviderError``.
         """
         ...
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import ProviderError
-from ._base import Completion, check_messages, estimate_tokens
+from ._base import Completion, ReplySchema, check_messages, estimate_tokens
 
 __all__ = ["FakeCall", "FakeLLM", "Reply"]
 
@@ -29,6 +29,7 @@ class FakeCall:
     system: str | None
     max_tokens: int | None
     json_mode: bool
+    schema: ReplySchema | None = None
 
 
 class FakeLLM:
@@ -60,10 +61,11 @@ class FakeLLM:
 
     async def complete(self, messages: Sequence[Mapping[str, str]], *,
                        system: str | None = None, max_tokens: int | None = None,
-                       json_mode: bool = False) -> Completion:
+                       json_mode: bool = False, schema: ReplySchema | None = None
+                       ) -> Completion:
         checked = check_messages(messages)
         self.calls.append(FakeCall(messages=checked, system=system, max_tokens=max_tokens,
-                                   json_mode=json_mode))
+                                   json_mode=json_mode or schema is not None, schema=schema))
         if self._replies:
             reply = self._replies.popleft()
         elif self._default is not None:

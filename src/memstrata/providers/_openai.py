@@ -6,17 +6,30 @@ and LM Studio, so ``base_url`` (including the ``/v1``) is all that changes betwe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
 
 from ..errors import InvalidInput, ProviderError
-from ._base import Completion, Vectors, check_messages, estimate_tokens
+from ._base import Completion, ReplySchema, Vectors, check_messages, estimate_tokens
 from ._batching import embed_batched
+from ._formats import (
+    JSON_INSTRUCTION,
+    ReplyFormat,
+    accepted_format,
+    format_field,
+    is_refusal,
+    refused,
+    schema_instruction,
+    weaker_of,
+)
 from ._retry import HttpClient, RetryPolicy, field, post_json
 
 __all__ = ["OPENAI_BASE_URL", "OpenAIChat", "OpenAIEmbedder"]
+
+log = logging.getLogger(__name__)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
@@ -84,7 +97,14 @@ class OpenAIEmbedder:
 
 
 class OpenAIChat:
-    """Chat completions from ``POST {base_url}/chat/completions``."""
+    """Chat completions from ``POST {base_url}/chat/completions``.
+
+    A reply with a ``schema`` is asked for the strongest way the endpoint accepts:
+    ``response_format`` ``json_schema`` with ``strict``, then without it, then ``json_object``,
+    then the schema as text in the system prompt only. A server that refuses a form (HTTP 400
+    or 422 naming the response format or the schema) is asked again at once with the next one,
+    and the endpoint is remembered, so the refused form is not sent again.
+    """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  max_retries: int = 3, timeout: float = 120.0, retry: RetryPolicy | None = None,
@@ -102,32 +122,68 @@ class OpenAIChat:
     def __repr__(self) -> str:
         return f"OpenAIChat({self.model!r}, url={self._url!r})"
 
+    @property
+    def reply_format(self) -> ReplyFormat:
+        """The strongest reply format this endpoint has not refused so far."""
+        return accepted_format(self._url, self.model)
+
     async def complete(self, messages: Sequence[Mapping[str, str]], *,
                        system: str | None = None, max_tokens: int | None = None,
-                       json_mode: bool = False) -> Completion:
-        sent = [{"role": "system", "content": system}] if system else []
-        sent += check_messages(messages)
-        body: dict[str, Any] = {"model": self.model, "messages": sent}
-        if max_tokens is not None:
-            # `max_tokens` rather than `max_completion_tokens`: every compatible server reads it.
-            body["max_tokens"] = max_tokens
-        if json_mode:
-            body["response_format"] = {"type": "json_object"}
-        data = await post_json(self._http, self._url, provider=self.model_id, body=body,
-                               headers=self._headers, policy=self._policy)
-        text = field(data, "choices", 0, "message", "content", provider=self.model_id)
-        if not isinstance(text, str):
-            raise ProviderError(f"{self.model_id}: the reply has no text content: "
-                                f"{str(data['choices'][0])[:200]}")
-        usage = data.get("usage")
-        if not isinstance(usage, dict):
-            usage = {}
-        tokens_in = usage.get("prompt_tokens")
-        tokens_out = usage.get("completion_tokens")
-        return Completion(
-            text=text,
-            tokens_in=tokens_in if isinstance(tokens_in, int) else
-            sum(estimate_tokens(m["content"]) for m in sent),
-            tokens_out=tokens_out if isinstance(tokens_out, int) else estimate_tokens(text),
-            model=str(data.get("model") or self.model),
-        )
+                       json_mode: bool = False, schema: ReplySchema | None = None
+                       ) -> Completion:
+        checked = check_messages(messages)
+        want: ReplyFormat = "strict" if schema is not None else "object" if json_mode \
+            else "text"
+        form = weaker_of(want, self.reply_format)
+        while True:
+            sent = _messages(system, checked, form, schema)
+            body: dict[str, Any] = {"model": self.model, "messages": sent}
+            if max_tokens is not None:
+                # `max_tokens` rather than `max_completion_tokens`: every compatible server
+                # reads it.
+                body["max_tokens"] = max_tokens
+            response_format = format_field(form, schema)
+            if response_format is not None:
+                body["response_format"] = response_format
+            try:
+                data = await post_json(self._http, self._url, provider=self.model_id,
+                                       body=body, headers=self._headers, policy=self._policy)
+            except ProviderError as exc:
+                if response_format is None or not is_refusal(exc):
+                    raise
+                form = refused(self._url, self.model, form)
+                log.info("%s refused response_format %s; asking with %r from now on",
+                         self._url, response_format.get("type"), form)
+                continue
+            return _completion(data, sent, self.model, self.model_id)
+
+
+def _messages(system: str | None, checked: list[dict[str, str]], form: ReplyFormat,
+              schema: ReplySchema | None) -> list[dict[str, str]]:
+    """The messages sent: the system prompt first (with the JSON instruction, and the schema,
+    as text when the server takes them no other way)."""
+    if form == "prompt":
+        instruction = schema_instruction(schema) if schema is not None else JSON_INSTRUCTION
+        system = (system + "\n\n" if system else "") + instruction
+    return ([{"role": "system", "content": system}] if system else []) + checked
+
+
+def _completion(data: dict[str, Any], sent: list[dict[str, str]], model: str,
+                model_id: str) -> Completion:
+    choice = field(data, "choices", 0, provider=model_id)
+    text = field(choice, "message", "content", provider=model_id)
+    if not isinstance(text, str):
+        raise ProviderError(f"{model_id}: the reply has no text content: {str(choice)[:200]}")
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
+    tokens_in = usage.get("prompt_tokens")
+    tokens_out = usage.get("completion_tokens")
+    return Completion(
+        text=text,
+        tokens_in=tokens_in if isinstance(tokens_in, int) else
+        sum(estimate_tokens(m["content"]) for m in sent),
+        tokens_out=tokens_out if isinstance(tokens_out, int) else estimate_tokens(text),
+        model=str(data.get("model") or model),
+        truncated=isinstance(choice, dict) and choice.get("finish_reason") == "length",
+    )

@@ -23,12 +23,11 @@ from ..errors import ProviderError
 from ..providers import LLM
 from ._prompts import relevance_system_prompt, relevance_user_message
 from ._schema import CURRENT, DECISIONS, PAST, first_object
+from ._shapes import relevance_schema, token_bound
 
 __all__ = ["Relevance", "is_general_rule", "select_relevant"]
 
 log = logging.getLogger(__name__)
-
-RELEVANCE_MAX_TOKENS = 512
 
 # Words that make a key decision a rule about how to reply rather than about a topic. English
 # matches whole words, case-insensitively; Chinese and Japanese match as substrings. Words that
@@ -120,25 +119,31 @@ def _has_entries(summary: Mapping[str, Any]) -> bool:
 
 
 async def select_relevant(summary: Mapping[str, Any] | None, query: str | None,
-                          llm: LLM | None) -> Relevance:
+                          llm: LLM | None, *, max_tokens: int | None = None) -> Relevance:
     """The parts of ``summary`` relevant to ``query``, as judged by ``llm``.
 
     A digest (``{"text": …}``) or an empty summary has no entries to choose from and is
-    returned as is, without a call.
+    returned as is, without a call. ``max_tokens`` caps the reply (``None``: what its schema
+    can hold); a reply cut there keeps the whole summary.
     """
     if summary is None:
         return Relevance(body=None, filtered=False)
     whole = dict(summary)
     if llm is None or not query or not query.strip() or not _has_entries(summary):
         return Relevance(body=whole, filtered=False)
+    schema = relevance_schema(decisions=len(summary.get(DECISIONS) or []),
+                              past=len(summary.get(PAST) or []))
+    limit = max_tokens or token_bound(schema)
     try:
         reply = await llm.complete(
             [{"role": "user", "content": relevance_user_message(summary, query)}],
-            system=relevance_system_prompt(), max_tokens=RELEVANCE_MAX_TOKENS, json_mode=True)
+            system=relevance_system_prompt(), max_tokens=limit, json_mode=True, schema=schema)
     except ProviderError as exc:
         log.warning("relevance filter failed, keeping the whole summary: %s", exc)
         return Relevance(body=whole, filtered=False)
     try:
+        if reply.truncated:
+            raise ValueError(f"the relevance reply was cut at max_tokens={limit}")
         body = _trim(summary, first_object(reply.text))
     except ValueError as exc:
         log.warning("relevance reply unusable, keeping the whole summary: %s", exc)

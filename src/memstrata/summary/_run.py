@@ -35,6 +35,7 @@ from ._schema import (
     parse_summary,
     rewrite_markers,
 )
+from ._shapes import decision_schema, summary_schema, token_bound
 
 __all__ = [
     "Decision",
@@ -53,9 +54,6 @@ log = logging.getLogger(__name__)
 Save = Callable[[dict[str, Any], int, int, int], Awaitable[None]]
 """``save(body, cursor, tokens_in, tokens_out)``: store ``body`` and move the cursor to
 ``cursor`` in one transaction, adding the tokens (spent since the previous save) to the totals."""
-
-SUMMARY_MAX_TOKENS = 4096
-DECISION_MAX_TOKENS = 1024
 
 
 def body_kind(body: Mapping[str, Any]) -> SummaryKind:
@@ -133,12 +131,15 @@ def _indices(value: object, size: int) -> frozenset[int]:
 
 
 def _confidence(value: object) -> float:
+    """The confidence as a number from 0 to 1; anything off that scale (a model writing ``9``
+    or ``85``) counts as 0, so a verdict that cannot be read never drops a message."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return 0.0
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         return 0.0
+    return number if 0.0 <= number <= 1.0 else 0.0
 
 
 def parse_decision(text: str, *, conversations: int, decisions: int, past: int,
@@ -167,13 +168,20 @@ async def decide(llm: LLM, previous: Mapping[str, Any], groups: Sequence[Sequenc
     caller can count its tokens.
     """
     tz = ZoneInfo(settings.timezone)
+    schema = decision_schema(conversations=len(groups),
+                             decisions=len(previous.get(DECISIONS) or []),
+                             past=len(previous.get(PAST) or []))
+    limit = settings.decision_max_tokens or token_bound(schema)
     try:
         reply = await llm.complete(
             [{"role": "user", "content": decision_user_message(previous, groups, tz)}],
-            system=decision_system_prompt(), max_tokens=DECISION_MAX_TOKENS, json_mode=True)
+            system=decision_system_prompt(), max_tokens=limit, json_mode=True, schema=schema)
     except ProviderError as exc:
         log.warning("decision model failed, keeping every message: %s", exc)
         return Decision(), None
+    if reply.truncated:
+        log.warning("decision reply cut at max_tokens=%d, keeping every message", limit)
+        return Decision(), reply
     try:
         decision = parse_decision(reply.text, conversations=len(groups),
                                   decisions=len(previous.get(DECISIONS) or []),
@@ -347,15 +355,24 @@ async def _one_chunk(llm: LLM, settings: Settings, current: dict[str, Any] | str
                                    max_key_decisions=settings.max_key_decisions,
                                    max_past_discussions=settings.max_past_discussions)
     user = summary_user_message(chunk, ZoneInfo(settings.timezone))
+    schema = summary_schema(max_key_decisions=settings.max_key_decisions,
+                            max_past_discussions=settings.max_past_discussions)
+    limit = settings.summary_max_tokens or token_bound(schema)
     try:
         reply = await llm.complete([{"role": "user", "content": user}], system=system,
-                                   max_tokens=SUMMARY_MAX_TOKENS, json_mode=True)
+                                   max_tokens=limit, json_mode=True, schema=schema)
     except ProviderError as exc:
         tally.count(None)
         raise SummaryFailed(f"{where} failed: {exc}", tally.result()) from exc
     tally.count(reply)
     previous = current if isinstance(current, dict) else None
     try:
+        if reply.truncated:
+            # Cut JSON is at best a shortened memory: never save it.
+            raise InvalidSummary(
+                f"the reply was cut at the max_tokens limit ({limit} tokens) before it was "
+                f"complete; the setting summary_max_tokens changes the limit: "
+                f"{reply.text[-120:]!r}")
         return parse_summary(reply.text, max_key_decisions=settings.max_key_decisions,
                              max_past_discussions=settings.max_past_discussions,
                              previous=previous)

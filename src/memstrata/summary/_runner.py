@@ -67,7 +67,8 @@ class SummaryRunner:
         when the model fails. The call's tokens count in the session's tally."""
         if self.decision_llm is None or summary.kind != "llm":
             return summary
-        relevance = await select_relevant(summary.body, query, self.decision_llm)
+        relevance = await select_relevant(summary.body, query, self.decision_llm,
+                                          max_tokens=self._settings.decision_max_tokens)
         await self._store.runs.add_tokens(tenant, summary.session, relevance.tokens_in,
                                           relevance.tokens_out)
         if relevance.body is None:
