@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from .._context import Context
+from ..config import Settings
 from ..types import ErrorRecord, Hit, Message, SessionInfo, SessionStats
 
 __all__ = ["ErrorsAPI", "MemoryAPI"]
@@ -42,6 +43,12 @@ class MemoryAPI(Protocol):
 
     @property
     def tenant(self) -> str: ...
+
+    @property
+    def settings(self) -> Settings:
+        """The settings this side applies (remotely: the client's own, of which the
+        timezone of ``Context.window()`` is used; the server applies its settings)."""
+        ...
 
     @property
     def embedder(self) -> object | None:

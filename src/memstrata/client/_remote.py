@@ -79,8 +79,13 @@ class RemoteMemory:
         model = info.get("embedder", _UNSAID)
         self._embedder = str(model) if model else None
 
-    async def close(self) -> None:
-        await self._http.close()
+    async def close(self, *, timeout: float | None = None) -> None:
+        """Close the connections (nothing is pending on the client side: every call waited
+        for its reply). ``timeout`` bounds the wait, as ``Memory.close``'s does."""
+        if timeout is None:
+            await self._http.close()
+        else:
+            await asyncio.wait_for(self._http.close(), timeout)
 
     async def __aenter__(self) -> RemoteMemory:
         await self.connect()
