@@ -21,6 +21,7 @@ from .._ingest import check_message_id, check_session
 from .._opening import Opening
 from ..config import Settings
 from ..errors import FlushTimeout, InvalidInput, NotFound
+from ..text import check_unicode
 from ..types import Hit, Message, SessionInfo, SessionStats
 from . import _wire as wire
 from ._errormem import RemoteErrors
@@ -277,6 +278,10 @@ class RemoteMemory:
         return int(data["imported"])
 
 
+# Query parameters whose Python argument has another name.
+_ARGUMENT = {"q": "query"}
+
+
 def _session_path(session: str) -> str:
     """``/v1/sessions/{session}``, the id checked first so a bad one fails as it does
     locally (and never changes the path's meaning)."""
@@ -301,10 +306,14 @@ def _item(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _params(**values: Any) -> dict[str, str | int | float]:
-    """Query parameters without the ``None`` ones; booleans as ``true``/``false``."""
+    """Query parameters without the ``None`` ones; booleans as ``true``/``false``. Text that
+    is not valid Unicode cannot be put in a URL: it is refused here, by the argument's name,
+    as the server would refuse it."""
     out: dict[str, str | int | float] = {}
     for name, value in values.items():
         if value is None:
             continue
+        if isinstance(value, str):
+            check_unicode(value, _ARGUMENT.get(name, name))
         out[name] = ("true" if value else "false") if isinstance(value, bool) else value
     return out
