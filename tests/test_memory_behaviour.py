@@ -244,6 +244,7 @@ async def test_forget(mem: MemoryAPI) -> None:
 
 
 async def test_export_and_import(mem: MemoryAPI) -> None:
+    assert [r async for r in mem.export("nowhere")] == []
     await mem.add_many("trip", ITEMS)
     await mem.summarize("trip")
     records = [r async for r in mem.export("trip")]

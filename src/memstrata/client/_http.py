@@ -102,10 +102,14 @@ def encode(body: Any) -> bytes:
     escaped, so the server refuses it by its field as a local call does; a value JSON cannot
     hold (NaN, infinity, an object) is refused here, naming where it is in the body."""
     try:
-        return json.dumps(body, ensure_ascii=True, allow_nan=False).encode("ascii")
+        text = json.dumps(body, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         field = _unencodable(body, "") or "request"
         raise InvalidInput(field, f"must be JSON-serialisable: {exc}") from exc
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # rare: escaped, it costs up to twice the bytes
+        return json.dumps(body, ensure_ascii=True, allow_nan=False).encode("ascii")
 
 
 def _unencodable(value: Any, where: str) -> str | None:

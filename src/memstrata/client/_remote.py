@@ -252,7 +252,13 @@ class RemoteMemory:
 
     async def export(self, session: str) -> AsyncIterator[dict[str, Any]]:
         """The session as records: its messages (oldest first), then its summary."""
-        async for record in self._http.stream_lines(f"{_session_path(session)}/export"):
+        records = self._http.stream_lines(f"{_session_path(session)}/export")
+        try:
+            first = await anext(records)
+        except (StopAsyncIteration, NotFound):
+            return  # the server says 404 for a session it has not: locally, nothing comes
+        yield first
+        async for record in records:
             yield record
 
     async def import_(self, session: str, records: Iterable[Any]) -> int:
