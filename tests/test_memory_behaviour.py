@@ -262,6 +262,30 @@ async def test_export_and_import(mem: MemoryAPI) -> None:
         sorted(s.id for s in await mem.sessions()) == ["copy", "go", "trip"]
 
 
+async def test_model_facing_tools(mem: MemoryAPI) -> None:
+    added = await mem.add_many("trip", ITEMS)
+    tools = mem.tools("trip")
+    assert [t["function"]["name"] for t in tools.openai()] == \
+        ["chat_history", "error_history", "write_error"]
+    found = await tools.execute("chat_history", {"mode": "search", "keyword": "Taipei",
+                                                 "match": "keyword"})
+    assert "Agreed: the 9:00 train from Taipei." in found and f"#{added[1].id}" in found
+    listed = await tools.execute("chat_history", {"mode": "list", "limit": 2})
+    assert "a table for two" in listed and "Monday" not in listed
+    read = await tools.execute("chat_history", {"mode": "read", "id": added[0].id})
+    assert "Monday" in read
+    assert (await tools.execute("chat_history", {"mode": "search"})).startswith("Error:")
+    wrote = await tools.execute("write_error", {
+        "tool_name": "web_fetch", "keywords": ["timeout"], "symptom": "timed out",
+        "action": "retried with a longer timeout"})
+    assert wrote.startswith("Recorded error ")
+    assert "longer timeout" in await tools.execute("error_history", {
+        "mode": "search", "keyword": "timeout"})
+    assert (await tools.execute("write_error", {"tool_name": "x"})).startswith("Error:")
+    with pytest.raises(InvalidInput):
+        mem.tools("no spaces")
+
+
 # -- error memory and tenants ---------------------------------------------------------------
 
 
@@ -317,3 +341,5 @@ def test_sync_memory_over_each_backend(served: tuple[str, str], tmp_path: Path) 
             assert mem.errors.read(rec.id) == rec
             with pytest.raises(InvalidInput):
                 mem.add("trip", "robot", "x")
+            assert "Monday" in mem.tools("trip").execute(
+                "chat_history", {"mode": "search", "keyword": "Monday"})

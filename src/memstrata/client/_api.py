@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from .._context import Context
 from ..config import Settings
+from ..tools import Tools
 from ..types import ErrorRecord, Hit, Message, SessionInfo, SessionStats
 
 __all__ = ["ErrorsAPI", "MemoryAPI"]
@@ -103,3 +104,5 @@ class MemoryAPI(Protocol):
     async def import_history(self, session: str, history: Any) -> int: ...
 
     def match_modes(self) -> list[str]: ...
+
+    def tools(self, session: str) -> Tools: ...

@@ -22,6 +22,7 @@ from .._opening import Opening
 from ..config import Settings
 from ..errors import FlushTimeout, InvalidInput, NotFound
 from ..text import check_unicode
+from ..tools import Tools
 from ..types import Hit, Message, SessionInfo, SessionStats
 from . import _wire as wire
 from ._errormem import RemoteErrors
@@ -50,7 +51,7 @@ class RemoteMemory:
         self.settings = settings if settings is not None else Settings()
         self.url = url.rstrip("/")
         self._http = Http(self.url, key, transport=transport, timeout=timeout)
-        self.errors = RemoteErrors(self._http)
+        self.errors = RemoteErrors(self._http, self.settings)
         """The tenant's error memory on the server."""
         self._tenant: str | None = None
         self._embedder: str | None = None
@@ -109,6 +110,11 @@ class RemoteMemory:
 
     def match_modes(self) -> list[str]:
         return ["keyword", "semantic", "hybrid"] if self._embedder else ["keyword"]
+
+    def tools(self, session: str) -> Tools:
+        """The model-facing tools (``chat_history``, ``error_history``, ``write_error``)
+        bound to a session, as ``Memory.tools`` gives them; each call is a request."""
+        return Tools(self, check_session(session))
 
     # -- writes ----------------------------------------------------------------------------
 
