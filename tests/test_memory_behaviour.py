@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from serve_process import serve_process
@@ -205,6 +205,32 @@ async def test_semantic_and_hybrid_search(mem: MemoryAPI) -> None:
     window = {m.id for m in added[-WINDOW:]}
     assert not {h.message.id for h in await mem.search(
         "trip", "a table for two", match="semantic") if h.matched} & window
+
+
+async def test_edges(mem: MemoryAPI) -> None:
+    assert await mem.summarize("nowhere") is None
+    await mem.reset("nowhere")
+    await bad(mem.reset("nowhere", mode="some"), "mode")
+    assert await mem.recent("nowhere") == []
+    assert await mem.search("nowhere", "train") == []
+    assert await mem.remove("nowhere") is False
+    assert await mem.forget(10**12) is False
+    await bad(mem.add("trip", "user", "from the future", at=AT * 2), "at")
+    await bad(mem.add("trip", "user", "x", sender=""), "sender")
+    await bad(mem.add("trip", "user", "x", meta=cast(Any, [1])), "meta")
+    await bad(mem.add("trip", "user", "x", key=""), "key")
+    await bad(mem.add("x" * 129, "user", "x"), "session")
+    await bad(mem.search(None, "x", match="semantic", min_score=2), "min_score")
+    await bad(mem.errors.search("x", limit=17), "limit")
+    await bad(mem.errors.write(tool_name="t", keywords=["k"], symptom="s", action="a",
+                               outcome="maybe"), "outcome")
+    await bad(mem.recent("trip", before_id=0), "before_id")
+    added = await mem.add_many("temp-scratch", ITEMS[:2])
+    assert (await mem.context("temp-scratch")).messages == added
+    assert await mem.summarize("temp-scratch") is None  # scratch sessions are never summarised
+    assert await mem.add_many("trip", []) == []
+    hits = await mem.search(None, "Hualien", match="keyword", time_range="1d")
+    assert hits == []  # written a year back
 
 
 # -- sessions -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ tenant is the API key's: the server says which on :meth:`RemoteMemory.connect`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
@@ -235,8 +236,11 @@ class RemoteMemory:
 
     async def summarize(self, session: str) -> dict[str, Any] | None:
         """Bring the session's summary up to date on the server; return it (or ``None``)."""
-        data = await self._http.send_json("POST", f"{_session_path(session)}/summarize",
-                                          None, slow=True)
+        try:
+            data = await self._http.send_json("POST", f"{_session_path(session)}/summarize",
+                                              None, slow=True)
+        except NotFound:
+            return None  # a session the server has not: locally, no summary either
         summary = data.get("summary")
         return dict(summary) if summary is not None else None
 
@@ -248,8 +252,14 @@ class RemoteMemory:
         return wire.session_stats(await self._http.get_json(_session_path(session)))
 
     async def reset(self, session: str, mode: str = "summary") -> None:
-        await self._http.send_json("POST", f"{_session_path(session)}/reset", {"mode": mode},
-                                   slow=True)
+        """Delete the session's messages (``summary``: summarised first, the summary kept;
+        ``all``: the summary too). A session the server has not is left as it is."""
+        path = f"{_session_path(session)}/reset"
+        # Checked here: for a session it has not, the server answers 404 before the mode.
+        if mode not in ("summary", "all"):
+            raise InvalidInput("mode", f"must be 'summary' or 'all'; got {mode!r}")
+        with contextlib.suppress(NotFound):
+            await self._http.send_json("POST", path, {"mode": mode}, slow=True)
 
     async def remove(self, session: str) -> bool:
         return await self._http.delete(_session_path(session))
