@@ -18,7 +18,7 @@ import pytest
 from serve_process import serve_process
 from server_helpers import make_key
 
-from memstrata import InvalidInput, Memory, NotFound, Settings, SyncMemory
+from memstrata import Closed, InvalidInput, Memory, NotFound, Settings, SyncMemory
 from memstrata.client import MemoryAPI, RemoteMemory
 from memstrata.providers import HashEmbedder
 
@@ -70,7 +70,7 @@ async def opener(request: pytest.FixtureRequest,
 
     yield open_tenant
     for mem in opened:
-        await mem.close()  # type: ignore[attr-defined]
+        await mem.close()
 
 
 def fresh() -> str:
@@ -349,6 +349,19 @@ async def test_tenants_see_nothing_of_each_other(opener: Opener) -> None:
     assert await two.forget(added[0].id) is False
     assert await two.errors.list() == [] and await two.errors.search("denied") == []
     assert len(await one.recent("trip")) == 6
+
+
+async def test_closed(opener: Opener) -> None:
+    mem = await opener(fresh())
+    await mem.add("trip", "user", "hello")
+    await mem.close()
+    await mem.close()  # twice is fine
+    with pytest.raises(Closed):
+        await mem.add("trip", "user", "after closing")
+    with pytest.raises(Closed):
+        await mem.context("trip")
+    with pytest.raises(Closed):
+        [r async for r in mem.export("trip")]
 
 
 def test_sync_memory_over_each_backend(served: tuple[str, str], tmp_path: Path) -> None:

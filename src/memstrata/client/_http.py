@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from ..errors import InvalidInput, NotFound
+from ..errors import Closed, InvalidInput, NotFound
 from . import _wire as wire
 
 __all__ = ["Http"]
@@ -30,12 +30,19 @@ class Http:
         self._client = httpx.AsyncClient(
             base_url=base_url, transport=transport, timeout=httpx.Timeout(timeout),
             headers={"Authorization": f"Bearer {key}", "Accept": "application/json"})
+        self._closed = False
 
     async def close(self) -> None:
+        self._closed = True
         await self._client.aclose()
+
+    def _live(self) -> None:
+        if self._closed:
+            raise Closed("this RemoteMemory is closed")
 
     async def _request(self, method: str, path: str, *, slow: bool = False,
                        **kwargs: Any) -> httpx.Response:
+        self._live()
         timeout = httpx.Timeout(self._client.timeout.connect, read=_SLOW_READ_S,
                                 write=_SLOW_READ_S, pool=None) if slow else None
         try:
@@ -83,6 +90,7 @@ class Http:
 
     async def stream_lines(self, path: str) -> AsyncIterator[dict[str, Any]]:
         """The JSON objects of an ``application/x-ndjson`` reply, as they arrive."""
+        self._live()
         try:
             async with self._client.stream("GET", path, timeout=httpx.Timeout(
                     self._client.timeout.connect, read=_SLOW_READ_S)) as response:
