@@ -9,7 +9,9 @@ per module) are shared without one test seeing another's data.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
@@ -19,7 +21,7 @@ from serve_process import serve_process
 from server_helpers import make_key
 
 from memstrata import Closed, InvalidInput, Memory, NotFound, Settings, SyncMemory
-from memstrata.client import MemoryAPI, RemoteMemory
+from memstrata.client import MemoryAPI, RemoteMemory, Unauthorized
 from memstrata.providers import HashEmbedder
 
 WINDOW = 4
@@ -107,6 +109,15 @@ async def test_add_and_add_many(mem: MemoryAPI) -> None:
                                                                None)
     assert one.id > added[-1].id
     assert await mem.add("trip", "user", "another text, same key", key="k1") == one
+
+
+async def test_concurrent_writes_keep_everything(mem: MemoryAPI) -> None:
+    said = [f"message {i} of many" for i in range(24)]
+    added = await asyncio.gather(*(mem.add("busy", "user", text) for text in said))
+    assert len({m.id for m in added}) == len(said)
+    stored = await mem.recent("busy", limit=32)
+    assert sorted(m.content for m in stored) == sorted(said)
+    assert [m.id for m in stored] == sorted((m.id for m in added), reverse=True)
 
 
 async def test_bad_writes_change_nothing(mem: MemoryAPI) -> None:
@@ -362,6 +373,14 @@ async def test_closed(opener: Opener) -> None:
         await mem.context("trip")
     with pytest.raises(Closed):
         [r async for r in mem.export("trip")]
+
+
+def test_a_refused_key_leaves_no_thread(served: tuple[str, str]) -> None:
+    url, _ = served
+    before = threading.active_count()
+    with pytest.raises(Unauthorized):
+        SyncMemory.remote(url, "ms_abcdefgh_" + "x" * 40)
+    assert threading.active_count() == before
 
 
 def test_sync_memory_over_each_backend(served: tuple[str, str], tmp_path: Path) -> None:
