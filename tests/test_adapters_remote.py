@@ -78,6 +78,18 @@ async def test_agents_session(remotes: tuple[RemoteMemory, RemoteMemory]) -> Non
     assert a.tenant == "tenant-a" and await a.sessions() == []  # shared: left open
 
 
+async def test_a_record_past_the_request_limit_is_refused_whole(
+        remotes: tuple[RemoteMemory, RemoteMemory]) -> None:
+    a, _ = remotes
+    session = MemstrataSession("big", memory=a)
+    huge = cast(TResponseInputItem, {"type": "function_call_output", "call_id": "c",
+                                     "output": "x" * (1 << 20)})
+    with pytest.raises(InvalidInput) as info:
+        await session.add_items([ITEMS[0], huge])
+    assert info.value.field == "request" and "1,048,576 bytes" in str(info.value)
+    assert await session.get_items() == []
+
+
 async def test_agents_session_over_a_sync_memory(server: tuple[str, str, str]) -> None:
     url, key_a, key_b = server
     a = await asyncio.to_thread(SyncMemory.remote, url, key_a, settings=SETTINGS)
