@@ -1,4 +1,5 @@
-"""Blocking access to a Memory: ``SyncMemory``, one generic wrapper around the async API.
+"""Blocking access to a Memory: ``SyncMemory``, one generic wrapper around the async API
+(of a local ``Memory`` or of a ``RemoteMemory`` on a server).
 
 This module owns the private event loop (one daemon thread per ``SyncMemory.open``) on which
 the wrapped ``Memory`` lives, and the proxy that turns every public call into a coroutine run
@@ -26,6 +27,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._opening import UNSET, Unset
+from .client import RemoteErrors, RemoteMemory
 from .errormem import ErrorMemory
 from .errors import Closed
 from .memory import CLOSE_TIMEOUT_S, Clock, Memory
@@ -189,7 +191,7 @@ async def call_async(proxy: SyncMemory | SyncErrors | SyncTools, method: str, /,
     return _wrap(await proxy._portal.arun(settle(bound, args, kwargs)), proxy)
 
 
-def _shutdown(memory: Memory, portal: _LoopThread, timeout: float) -> None:
+def _shutdown(memory: Memory | RemoteMemory, portal: _LoopThread, timeout: float) -> None:
     """Close ``memory`` on its loop, then stop the loop: ``close()``, or the collection of a
     SyncMemory nobody closed (possibly on the loop's own thread, where waiting is impossible
     and stopping the loop, which cancels what runs on it, is all that can be done)."""
@@ -236,14 +238,15 @@ class SyncMemory(_Blocking):
     """``Memory`` with blocking methods, for code that is not async.
 
     ``SyncMemory.open(...)`` takes ``Memory.open``'s arguments and returns an open memory
-    (also a context manager). Every method of ``Memory`` is here with the same arguments and
-    results, and raises the same exceptions; ``export`` returns a list. Safe to share between
-    threads. From async code, prefer ``Memory``: a blocking call holds up the caller's loop.
+    (also a context manager); ``SyncMemory.remote(url, key)`` does the same for a server.
+    Every method of ``Memory`` is here with the same arguments and results, and raises the
+    same exceptions; ``export`` returns a list. Safe to share between threads. From async
+    code, prefer ``Memory``: a blocking call holds up the caller's loop.
     """
 
     __slots__ = ("__weakref__", "_finalizer")
 
-    def __init__(self, memory: Memory, portal: _LoopThread,
+    def __init__(self, memory: Memory | RemoteMemory, portal: _LoopThread,
                  origin: _Blocking | None = None) -> None:
         super().__init__(memory, portal, origin)
         # Set by open() only: a sibling shares its parent's loop thread and never stops it.
@@ -269,6 +272,29 @@ class SyncMemory(_Blocking):
         except BaseException:
             portal.stop(_STOP_GRACE_S)
             raise
+        return cls._owning(memory, portal)
+
+    @classmethod
+    def remote(cls, url: str, key: str, *, settings: Settings | None = None,
+               timeout: float = 60.0) -> SyncMemory:
+        """Connect to a memstrata server as ``RemoteMemory.open`` does, with blocking calls:
+        the same methods as over a local file, less those only an operator of the database
+        has (``sibling``, ``sweep``, ``reindex``, ``summary``, ``summarize_due``, ``tools``,
+        ``check``). The API key decides the tenant."""
+        portal = _LoopThread()
+
+        async def opened() -> RemoteMemory:
+            return await RemoteMemory.open(url, key, settings=settings, timeout=timeout)
+
+        try:
+            memory = portal.run(opened())
+        except BaseException:
+            portal.stop(_STOP_GRACE_S)
+            raise
+        return cls._owning(memory, portal)
+
+    @classmethod
+    def _owning(cls, memory: Memory | RemoteMemory, portal: _LoopThread) -> SyncMemory:
         sync = cls(memory, portal)
         # One left open is closed when collected (or at exit), so its threads do not pile up.
         sync._finalizer = weakref.finalize(sync, _shutdown, memory, portal, CLOSE_TIMEOUT_S)
@@ -277,7 +303,7 @@ class SyncMemory(_Blocking):
     def close(self, *, timeout: float = CLOSE_TIMEOUT_S) -> None:
         """Close the memory (as ``Memory.close``, within ``timeout`` seconds) and stop the
         loop thread; safe to call twice. Calls made afterwards raise ``Closed``."""
-        memory: Memory = self._target  # type: ignore[assignment]
+        memory: Memory | RemoteMemory = self._target  # type: ignore[assignment]
         if self._finalizer is None:  # a sibling: its own background work only
             with contextlib.suppress(Closed):
                 self._portal.run(memory.close(timeout=timeout))
@@ -336,5 +362,6 @@ class SyncMemory(_Blocking):
 _WRAPPERS: tuple[tuple[type, Callable[[Any, _LoopThread, _Blocking], _Blocking]], ...] = (
     (Memory, SyncMemory),
     (ErrorMemory, SyncErrors),
+    (RemoteErrors, SyncErrors),
     (Tools, SyncTools),
 )

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from ._context import format_time
 from .config import Settings
-from .errormem import ERROR_TOOL_NAMES, ErrorMemory, error_tool_definitions, execute_error_tool
+from .errormem import ERROR_TOOL_NAMES, ErrorSource, error_tool_definitions, execute_error_tool
 from .errors import InvalidInput, NotFound
 from .search import TIME_RANGES
 from .text import check_unicode
@@ -23,14 +23,14 @@ __all__ = ["History", "Tools"]
 
 
 class History(Protocol):
-    """What the tools read: a conversation's history and the error memory (``Memory`` is
-    one; the tools need nothing else of it)."""
+    """What the tools read: a conversation's history and the error memory (``Memory`` and
+    ``RemoteMemory`` are two; the tools need nothing else of them)."""
 
     @property
     def settings(self) -> Settings: ...
 
     @property
-    def errors(self) -> ErrorMemory: ...
+    def errors(self) -> ErrorSource: ...
 
     def match_modes(self) -> list[str]: ...
 

@@ -2,7 +2,8 @@
 over the adapter's ``MemorySource``, reading a session's newest records, and finishing a
 write whose caller was cancelled.
 
-An adapter's own memory is a ``SyncMemory`` (opened on first use by ``MemorySource``): it
+A shared memory may be any of the ``MemoryAPI`` protocol, local or remote. An adapter's own
+memory is a ``SyncMemory`` (opened on first use by ``MemorySource``): it
 lives on its own loop thread, so the adapter works from any event loop (the Agents SDK's
 ``Runner.run_sync`` makes a new loop per call) and closes from synchronous code, as the
 frameworks' own SQLite stores do.
@@ -14,12 +15,10 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
-from .._sync import SyncMemory
 from ..config import Settings
-from ..memory import Memory
 from ..types import Message, SessionInfo
 from ._records import Stored, decode
-from ._source import MemorySource
+from ._source import MemorySource, SharedMemory
 
 __all__ = ["History", "SourceHistory", "history", "newest", "settled"]
 
@@ -78,8 +77,8 @@ class SourceHistory:
         return out
 
 
-def history(db: str, memory: Memory | SyncMemory | None, settings: Settings | None,
-            tenant: str) -> tuple[MemorySource, History]:
+def history(db: str, memory: SharedMemory | None, settings: Settings | None,
+            tenant: str | None) -> tuple[MemorySource, History]:
     """An adapter's memory: the source to close, and the ``History`` to use."""
     source = MemorySource(db, memory, settings=settings, tenant=tenant)
     chosen = memory.settings if memory is not None else \

@@ -2,9 +2,11 @@
 
 Needs the ``langchain`` extra (``pip install 'memstrata[langchain]'``, which brings
 langchain-core). Both classes take a database path, opened on first use (as a ``SyncMemory``
-of their own; ``close()`` closes it), or share an open ``Memory`` or ``SyncMemory`` passed as
-``memory=``. Their sync methods block; their async methods never block the running loop.
-How LangChain message types map onto memstrata's roles is described in ``_lc_messages``.
+of their own; ``close()`` closes it), or share an open memory passed as ``memory=``: a
+``Memory``, a ``RemoteMemory`` on a server (the API key decides the tenant) or a
+``SyncMemory`` of either. Their sync methods block; their async methods never block the
+running loop. How LangChain message types map onto memstrata's roles is described in
+``_lc_messages``.
 """
 
 from __future__ import annotations
@@ -24,12 +26,10 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from .._ingest import check_session
-from .._sync import SyncMemory
 from ..config import Settings
-from ..memory import Memory
 from ..types import Hit, Message
 from ._lc_messages import from_record, to_item
-from ._source import MemorySource
+from ._source import MemorySource, SharedMemory
 
 __all__ = ["MemstrataChatMessageHistory", "MemstrataRetriever"]
 
@@ -43,7 +43,7 @@ class MemstrataChatMessageHistory(BaseChatMessageHistory):
     """
 
     def __init__(self, session_id: str, db: str = "memory.db", *,
-                 memory: Memory | SyncMemory | None = None,
+                 memory: SharedMemory | None = None,
                  settings: Settings | None = None) -> None:
         self.session_id = check_session(session_id, "session_id")
         self._source = MemorySource(db, memory, settings=settings)
@@ -101,12 +101,14 @@ class MemstrataRetriever(BaseRetriever):
     time_range: str = "all"
     exclude_window: bool = False
     """``True`` leaves out the session's context window (when the window is in the prompt)."""
-    memory: Memory | SyncMemory | None = Field(default=None, exclude=True)
+    memory: Any = Field(default=None, exclude=True)
+    """An open memory to share (``Memory``, ``RemoteMemory``, ``SyncMemory``); checked when
+    the retriever is built, since pydantic cannot check a protocol."""
     settings: Settings | None = Field(default=None, exclude=True)
     _source: MemorySource = PrivateAttr()
 
     def __init__(self, db: str = "memory.db", session: str | None = None, k: int = 4,
-                 match: str | None = None, memory: Memory | SyncMemory | None = None,
+                 match: str | None = None, memory: SharedMemory | None = None,
                  **kwargs: Any) -> None:
         fields: dict[str, Any] = {"db": db, "session": session, "k": k, "match": match,
                                   "memory": memory, **kwargs}

@@ -24,12 +24,11 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.storage.chat_store.base_db import AsyncDBChatStore, MessageStatus
 
-from .._sync import SyncMemory
 from ..config import Settings
 from ..errors import Closed
-from ..memory import Memory
 from ._bridge import History, history, newest, settled
 from ._records import Stored, encode
+from ._source import SharedMemory
 
 __all__ = ["MemstrataChatStore"]
 
@@ -43,8 +42,10 @@ class MemstrataChatStore(AsyncDBChatStore):
     ``Memory.from_defaults(chat_store=MemstrataChatStore("memory.db"), session_id="trip")``.
     Nothing is opened until the first call, when ``db`` is opened as a ``SyncMemory`` of the
     store's own (so the store works from any event loop, and from LlamaIndex's synchronous
-    ``put``/``get``); ``memory=`` shares a ``Memory`` or ``SyncMemory`` you opened instead
-    (``close()`` then leaves it open). Keys must be memstrata session ids.
+    ``put``/``get``); ``memory=`` shares a memory you opened instead (``Memory``,
+    ``RemoteMemory``, or a ``SyncMemory`` of either; ``close()`` then leaves it open). With a
+    shared memory the tenant is the memory's (a ``RemoteMemory``'s key decides it): a
+    different ``tenant=`` is refused. Keys must be memstrata session ids.
     """
 
     db: str = "memory.db"
@@ -52,8 +53,8 @@ class MemstrataChatStore(AsyncDBChatStore):
     _memory: Any = PrivateAttr(default=None)
     _closed: bool = PrivateAttr(default=False)
 
-    def __init__(self, db: str = "memory.db", *, memory: Memory | SyncMemory | None = None,
-                 settings: Settings | None = None, tenant: str = "default") -> None:
+    def __init__(self, db: str = "memory.db", *, memory: SharedMemory | None = None,
+                 settings: Settings | None = None, tenant: str | None = None) -> None:
         # pydantic builds the keyword __init__; mypy runs without pydantic's plugin.
         super().__init__(db=str(db))  # type: ignore[call-arg]
         self._source, self._memory = history(str(db), memory, settings, tenant)

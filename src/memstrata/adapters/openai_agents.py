@@ -27,12 +27,11 @@ from agents.memory.session import _CompactionSnapshot
 from agents.memory.session_settings import coerce_session_settings
 
 from .._ingest import check_session
-from .._sync import SyncMemory
 from ..config import Settings
 from ..errors import Closed
-from ..memory import Memory
 from ._bridge import History, history, newest, settled
 from ._records import Stored, encode
+from ._source import SharedMemory
 
 __all__ = ["MemstrataSession"]
 
@@ -48,15 +47,17 @@ class MemstrataSession:
     Built like ``SQLiteSession(session_id, db_path)``: nothing is opened until the first
     call, when ``db`` (a path, ``sqlite:///…`` or ``":memory:"``) is opened as a
     ``memstrata.SyncMemory`` of the session's own (with ``settings`` and ``tenant``), so the
-    session works from any event loop. Pass ``memory=`` to share a ``Memory`` (used on the
-    loop that opened it) or a ``SyncMemory`` you opened; ``close()`` then leaves it open.
+    session works from any event loop. Pass ``memory=`` to share a ``Memory`` or a
+    ``RemoteMemory`` (used on the loop that opened it) or a ``SyncMemory`` you opened;
+    ``close()`` then leaves it open. With a shared memory the tenant is the memory's (a
+    ``RemoteMemory``'s API key decides it): a different ``tenant=`` is refused.
     ``session_id`` must be a memstrata session id (1-128 of ``A-Z a-z 0-9 . _ : @ -``).
     """
 
     def __init__(self, session_id: str, db: str = ":memory:", *,
-                 memory: Memory | SyncMemory | None = None,
+                 memory: SharedMemory | None = None,
                  session_settings: SessionSettings | dict[str, Any] | None = None,
-                 settings: Settings | None = None, tenant: str = "default") -> None:
+                 settings: Settings | None = None, tenant: str | None = None) -> None:
         self.session_id = check_session(session_id, "session_id")
         self.session_settings: SessionSettings | None = (
             coerce_session_settings(session_settings) if session_settings is not None

@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from .._context import Context
+from ..config import Settings
+from ..tools import Tools
 from ..types import ErrorRecord, Hit, Message, SessionInfo, SessionStats
 
 __all__ = ["ErrorsAPI", "MemoryAPI"]
@@ -42,6 +44,12 @@ class MemoryAPI(Protocol):
 
     @property
     def tenant(self) -> str: ...
+
+    @property
+    def settings(self) -> Settings:
+        """The settings this side applies (remotely: the client's own, of which the
+        timezone of ``Context.window()`` is used; the server applies its settings)."""
+        ...
 
     @property
     def embedder(self) -> object | None:
@@ -96,3 +104,9 @@ class MemoryAPI(Protocol):
     async def import_history(self, session: str, history: Any) -> int: ...
 
     def match_modes(self) -> list[str]: ...
+
+    def tools(self, session: str) -> Tools: ...
+
+    async def close(self) -> None:
+        """Release what the memory holds; later calls raise ``Closed``."""
+        ...

@@ -6,6 +6,7 @@ import builtins
 from collections.abc import Sequence
 from urllib.parse import quote
 
+from ..config import Settings
 from ..errors import InvalidInput, NotFound
 from ..types import ErrorRecord
 from . import _wire as wire
@@ -17,8 +18,11 @@ __all__ = ["RemoteErrors"]
 class RemoteErrors:
     """``mem.errors`` of a :class:`~memstrata.client.RemoteMemory`."""
 
-    def __init__(self, http: Http) -> None:
+    def __init__(self, http: Http, settings: Settings | None = None) -> None:
         self._http = http
+        self.settings = settings if settings is not None else Settings()
+        """The client's settings (the model-facing tools read their limits and timezone);
+        the server applies its own."""
 
     async def write(self, *, tool_name: str, keywords: Sequence[str], symptom: str,
                     action: str, cause: str | None = None,

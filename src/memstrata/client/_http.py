@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from ..errors import NotFound
+from ..errors import Closed, InvalidInput, NotFound
 from . import _wire as wire
 
 __all__ = ["Http"]
@@ -30,12 +30,19 @@ class Http:
         self._client = httpx.AsyncClient(
             base_url=base_url, transport=transport, timeout=httpx.Timeout(timeout),
             headers={"Authorization": f"Bearer {key}", "Accept": "application/json"})
+        self._closed = False
 
     async def close(self) -> None:
+        self._closed = True
         await self._client.aclose()
+
+    def _live(self) -> None:
+        if self._closed:
+            raise Closed("this RemoteMemory is closed")
 
     async def _request(self, method: str, path: str, *, slow: bool = False,
                        **kwargs: Any) -> httpx.Response:
+        self._live()
         timeout = httpx.Timeout(self._client.timeout.connect, read=_SLOW_READ_S,
                                 write=_SLOW_READ_S, pool=None) if slow else None
         try:
@@ -57,7 +64,11 @@ class Http:
 
     async def send_json(self, method: str, path: str, body: Any, *,
                         slow: bool = False) -> Any:
-        response = await self._request(method, path, json=body, slow=slow)
+        if body is None:
+            response = await self._request(method, path, slow=slow)
+        else:
+            response = await self._request(method, path, content=encode(body), slow=slow,
+                                           headers={"Content-Type": "application/json"})
         return _json(response) if response.content else {}
 
     async def send_bytes(self, method: str, path: str, body: bytes,
@@ -79,6 +90,7 @@ class Http:
 
     async def stream_lines(self, path: str) -> AsyncIterator[dict[str, Any]]:
         """The JSON objects of an ``application/x-ndjson`` reply, as they arrive."""
+        self._live()
         try:
             async with self._client.stream("GET", path, timeout=httpx.Timeout(
                     self._client.timeout.connect, read=_SLOW_READ_S)) as response:
@@ -91,6 +103,51 @@ class Http:
         except httpx.TransportError as exc:
             raise wire.Unreachable(f"the memstrata server at {self.base_url} stopped "
                                    f"answering: {_reason(exc)}") from exc
+
+
+def encode(body: Any) -> bytes:
+    """A request body as JSON. Text that is not valid Unicode (a lone surrogate) is sent
+    escaped, so the server refuses it by its field as a local call does; a value JSON cannot
+    hold (NaN, infinity, an object) is refused here, naming where it is in the body."""
+    try:
+        text = json.dumps(body, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        field = _unencodable(body, "") or "request"
+        raise InvalidInput(field, f"must be JSON-serialisable: {exc}") from exc
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # rare: escaped, it costs up to twice the bytes
+        return json.dumps(body, ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+def _unencodable(value: Any, where: str) -> str | None:
+    """The path (``items[1].meta``) of the first part of ``value`` JSON cannot hold."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            inner = _unencodable(item, f"{where}.{key}" if where else str(key))
+            if inner is not None:
+                # The field is the top part of the message (``meta``), as locally.
+                return _field(inner)
+        return None
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            inner = _unencodable(item, f"{where}[{i}]")
+            if inner is not None:
+                return inner
+        return None
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return where
+    return None
+
+
+def _field(path: str) -> str:
+    """``items[1].meta.a.b`` → ``items[1].meta``; ``meta.a`` → ``meta``."""
+    head, _, rest = path.partition("].")
+    if rest:
+        return f"{head}].{rest.split('.')[0]}"
+    return path.split(".")[0]
 
 
 def _json(response: httpx.Response) -> Any:

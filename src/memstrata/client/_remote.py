@@ -8,6 +8,7 @@ tenant is the API key's: the server says which on :meth:`RemoteMemory.connect`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
@@ -21,6 +22,8 @@ from .._ingest import check_message_id, check_session
 from .._opening import Opening
 from ..config import Settings
 from ..errors import FlushTimeout, InvalidInput, NotFound
+from ..text import check_unicode
+from ..tools import Tools
 from ..types import Hit, Message, SessionInfo, SessionStats
 from . import _wire as wire
 from ._errormem import RemoteErrors
@@ -49,7 +52,7 @@ class RemoteMemory:
         self.settings = settings if settings is not None else Settings()
         self.url = url.rstrip("/")
         self._http = Http(self.url, key, transport=transport, timeout=timeout)
-        self.errors = RemoteErrors(self._http)
+        self.errors = RemoteErrors(self._http, self.settings)
         """The tenant's error memory on the server."""
         self._tenant: str | None = None
         self._embedder: str | None = None
@@ -79,8 +82,13 @@ class RemoteMemory:
         model = info.get("embedder", _UNSAID)
         self._embedder = str(model) if model else None
 
-    async def close(self) -> None:
-        await self._http.close()
+    async def close(self, *, timeout: float | None = None) -> None:
+        """Close the connections (nothing is pending on the client side: every call waited
+        for its reply). ``timeout`` bounds the wait, as ``Memory.close``'s does."""
+        if timeout is None:
+            await self._http.close()
+        else:
+            await asyncio.wait_for(self._http.close(), timeout)
 
     async def __aenter__(self) -> RemoteMemory:
         await self.connect()
@@ -103,6 +111,11 @@ class RemoteMemory:
 
     def match_modes(self) -> list[str]:
         return ["keyword", "semantic", "hybrid"] if self._embedder else ["keyword"]
+
+    def tools(self, session: str) -> Tools:
+        """The model-facing tools (``chat_history``, ``error_history``, ``write_error``)
+        bound to a session, as ``Memory.tools`` gives them; each call is a request."""
+        return Tools(self, check_session(session))
 
     # -- writes ----------------------------------------------------------------------------
 
@@ -223,8 +236,11 @@ class RemoteMemory:
 
     async def summarize(self, session: str) -> dict[str, Any] | None:
         """Bring the session's summary up to date on the server; return it (or ``None``)."""
-        data = await self._http.send_json("POST", f"{_session_path(session)}/summarize",
-                                          None, slow=True)
+        try:
+            data = await self._http.send_json("POST", f"{_session_path(session)}/summarize",
+                                              None, slow=True)
+        except NotFound:
+            return None  # a session the server has not: locally, no summary either
         summary = data.get("summary")
         return dict(summary) if summary is not None else None
 
@@ -236,8 +252,14 @@ class RemoteMemory:
         return wire.session_stats(await self._http.get_json(_session_path(session)))
 
     async def reset(self, session: str, mode: str = "summary") -> None:
-        await self._http.send_json("POST", f"{_session_path(session)}/reset", {"mode": mode},
-                                   slow=True)
+        """Delete the session's messages (``summary``: summarised first, the summary kept;
+        ``all``: the summary too). A session the server has not is left as it is."""
+        path = f"{_session_path(session)}/reset"
+        # Checked here: for a session it has not, the server answers 404 before the mode.
+        if mode not in ("summary", "all"):
+            raise InvalidInput("mode", f"must be 'summary' or 'all'; got {mode!r}")
+        with contextlib.suppress(NotFound):
+            await self._http.send_json("POST", path, {"mode": mode}, slow=True)
 
     async def remove(self, session: str) -> bool:
         return await self._http.delete(_session_path(session))
@@ -246,7 +268,13 @@ class RemoteMemory:
 
     async def export(self, session: str) -> AsyncIterator[dict[str, Any]]:
         """The session as records: its messages (oldest first), then its summary."""
-        async for record in self._http.stream_lines(f"{_session_path(session)}/export"):
+        records = self._http.stream_lines(f"{_session_path(session)}/export")
+        try:
+            first = await anext(records)
+        except (StopAsyncIteration, NotFound):
+            return  # the server says 404 for a session it has not: locally, nothing comes
+        yield first
+        async for record in records:
             yield record
 
     async def import_(self, session: str, records: Iterable[Any]) -> int:
@@ -270,6 +298,10 @@ class RemoteMemory:
         data = await self._http.send_bytes("POST", f"{_session_path(session)}/import", body,
                                            "application/json")
         return int(data["imported"])
+
+
+# Query parameters whose Python argument has another name.
+_ARGUMENT = {"q": "query"}
 
 
 def _session_path(session: str) -> str:
@@ -296,10 +328,14 @@ def _item(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _params(**values: Any) -> dict[str, str | int | float]:
-    """Query parameters without the ``None`` ones; booleans as ``true``/``false``."""
+    """Query parameters without the ``None`` ones; booleans as ``true``/``false``. Text that
+    is not valid Unicode cannot be put in a URL: it is refused here, by the argument's name,
+    as the server would refuse it."""
     out: dict[str, str | int | float] = {}
     for name, value in values.items():
         if value is None:
             continue
+        if isinstance(value, str):
+            check_unicode(value, _ARGUMENT.get(name, name))
         out[name] = ("true" if value else "false") if isinstance(value, bool) else value
     return out

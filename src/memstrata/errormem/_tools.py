@@ -10,16 +10,34 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from ..config import Settings
 from ..errors import InvalidInput
 from ..types import OUTCOMES, ErrorRecord
-from ._memory import ID_PREFIX_MIN, ErrorMemory
+from ._memory import ID_PREFIX_MIN
 
-__all__ = ["ERROR_TOOL_NAMES", "error_tool_definitions", "execute_error_tool"]
+__all__ = ["ERROR_TOOL_NAMES", "ErrorSource", "error_tool_definitions", "execute_error_tool"]
+
+
+class ErrorSource(Protocol):
+    """What the tools use of an error memory: ``ErrorMemory`` in-process, or a client's
+    error memory on a server."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    async def write(self, *, tool_name: str, keywords: Sequence[str], symptom: str,
+                    action: str, cause: str | None = None,
+                    outcome: str = "resolved") -> ErrorRecord: ...
+
+    async def search(self, keyword: str, *, tool: str | None = None,
+                     limit: int | None = None) -> list[ErrorRecord]: ...
+
+    async def read(self, id_or_prefix: str) -> ErrorRecord | None: ...
 
 ERROR_TOOL_NAMES = ("error_history", "write_error")
 
@@ -82,7 +100,7 @@ def error_tool_definitions(limit_max: int) -> list[dict[str, Any]]:
     ]
 
 
-async def execute_error_tool(errors: ErrorMemory, name: str,
+async def execute_error_tool(errors: ErrorSource, name: str,
                              args: Mapping[str, Any] | str) -> str:
     """Run an error-memory tool call and return the text the model should see."""
     if isinstance(args, str):
@@ -102,7 +120,7 @@ async def execute_error_tool(errors: ErrorMemory, name: str,
     return f"Error: unknown tool {name!r}; available: {', '.join(ERROR_TOOL_NAMES)}."
 
 
-async def _history(errors: ErrorMemory, args: Mapping[str, Any]) -> str:
+async def _history(errors: ErrorSource, args: Mapping[str, Any]) -> str:
     mode = args.get("mode")
     if mode == "search":
         keyword = args.get("keyword")
@@ -129,7 +147,7 @@ async def _history(errors: ErrorMemory, args: Mapping[str, Any]) -> str:
     return "Error: mode: must be one of search, read, write."
 
 
-async def _write(errors: ErrorMemory, args: Mapping[str, Any]) -> str:
+async def _write(errors: ErrorSource, args: Mapping[str, Any]) -> str:
     keywords = args.get("keywords", [])
     if isinstance(keywords, str):
         # Models sometimes send "a, b" for an array; take it as they meant it.
