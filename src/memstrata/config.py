@@ -87,6 +87,10 @@ class Settings:
     # lifecycle
     temp_idle_minutes: int = 30
     vector_cache_mb: int = 256
+    # service limits (memstrata serve), for keys that set none of their own
+    key_rate_per_second: float | None = None
+    tenant_messages_per_day: int | None = None
+    tenant_stored_bytes: int | None = None
 
     def __post_init__(self) -> None:
         _check_types(self)
@@ -96,6 +100,10 @@ class Settings:
                   "temp_idle_minutes", "vector_cache_mb")
         _non_negative(self, "llm_max_retries", "expand_before", "expand_after",
                       "max_key_decisions", "max_past_discussions")
+        for name in ("key_rate_per_second", "tenant_messages_per_day", "tenant_stored_bytes"):
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
+                raise InvalidInput(name, f"must be positive or None (no limit), got "
+                                   f"{getattr(self, name)!r}")
         if not 0.0 < self.compact_ratio < 1.0:
             raise InvalidInput("compact_ratio", f"must be between 0 and 1 (exclusive), got "
                                f"{self.compact_ratio!r}")

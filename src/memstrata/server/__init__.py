@@ -7,8 +7,8 @@ makes, checks and revokes keys. Needs the ``server`` extra: ``pip install 'memst
 
 from .._keys import ApiKeys, parse_key
 from ._app import STATIC_DIR, LifespanHook, create_app
-from ._auth import tenant_for
-from ._errors import NotReady, TooLarge, Unauthorized, error_body
+from ._auth import TENANT_HEADER, tenant_for
+from ._errors import Forbidden, NotReady, RateLimited, TooLarge, Unauthorized, error_body
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT
 from ._tenants import Tenants
 
@@ -16,9 +16,12 @@ __all__ = [
     "DEFAULT_BODY_LIMIT",
     "IMPORT_BODY_LIMIT",
     "STATIC_DIR",
+    "TENANT_HEADER",
     "ApiKeys",
+    "Forbidden",
     "LifespanHook",
     "NotReady",
+    "RateLimited",
     "Tenants",
     "TooLarge",
     "Unauthorized",

@@ -22,7 +22,7 @@ from ..config import Settings
 from ..memory import Clock
 from ..providers import LLM, Embedder
 from ..store import check_target
-from . import _routes_errors, _routes_messages, _routes_sessions
+from . import _routes_admin, _routes_errors, _routes_messages, _routes_sessions
 from ._auth import tenants_of
 from ._errors import install_handlers
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT, BodyLimit
@@ -80,6 +80,7 @@ def create_app(target: str, *, settings: Settings | None = None,
     app.include_router(_routes_messages.router)
     app.include_router(_routes_sessions.router)
     app.include_router(_routes_errors.router)
+    app.include_router(_routes_admin.router)
 
     # -- MCP ------------------------------------------------------------------------------
     # The MCP server (server/_mcp.py) mounts at /mcp here: after the API routes, before the
