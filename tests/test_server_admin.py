@@ -4,6 +4,7 @@ keys made before scopes existed, on a real server over a real SQLite file."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import time
 from pathlib import Path
@@ -11,10 +12,15 @@ from pathlib import Path
 import httpx
 import pytest
 from server_helpers import auth, make_key, running_server
+from typer.testing import CliRunner
+
+from memstrata.cli import app
 
 from memstrata.server import ApiKeys
 from memstrata.store import open_store
 
+CLI_ENV = {"MEMSTRATA_DB": "", "MEMSTRATA_URL": "", "MEMSTRATA_KEY": "", "NO_COLOR": "1",
+           "COLUMNS": "200"}
 MSG = {"role": "user", "content": "the ferry leaves at nine"}
 
 
@@ -183,3 +189,31 @@ async def test_tenant_patterns_are_accepted(tmp_path: Path, pattern: str) -> Non
         assert record.is_prefix == pattern.endswith("*")
     finally:
         await store.close()
+
+
+def test_the_keys_commands_work_on_a_file_and_on_a_server(tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    runner = CliRunner()
+    made = runner.invoke(app, ["--json", "--db", db, "keys", "create", "--tenant", "*",
+                               "--scope", "admin", "--name", "ops", "--expires", "30d"],
+                         env=CLI_ENV)
+    assert made.exit_code == 0, made.output
+    admin = json.loads(made.stdout)
+    assert admin["scopes"] == ["admin"] and admin["expires_at"] > time.time_ns()
+    bad = runner.invoke(app, ["--db", db, "keys", "create", "--tenant", "t", "--expires",
+                              "soon"], env=CLI_ENV)
+    assert bad.exit_code == 2 and "--expires" in bad.output
+    with running_server(db) as url:
+        remote = ["--json", "--server", url, "--key", admin["key"], "keys"]
+        made = runner.invoke(app, [*remote, "create", "--tenant", "acme/*", "--scope", "read",
+                                   "--rate", "5"], env=CLI_ENV)
+        assert made.exit_code == 0, made.output
+        app_key = json.loads(made.stdout)
+        assert app_key["scopes"] == ["read"] and app_key["rate_per_second"] == 5
+        listed = runner.invoke(app, [*remote, "list"], env=CLI_ENV)
+        assert [k["tenant"] for k in json.loads(listed.stdout)] == ["*", "acme/*"]
+        revoked = runner.invoke(app, [*remote, "revoke", app_key["id"]], env=CLI_ENV)
+        assert revoked.exit_code == 0 and json.loads(revoked.stdout)["revoked_at"]
+        refused = runner.invoke(app, ["--server", url, "--key", app_key["key"], "keys",
+                                      "list"], env=CLI_ENV)
+        assert refused.exit_code != 0
