@@ -15,7 +15,6 @@ from server_helpers import auth, make_key, running_server
 from typer.testing import CliRunner
 
 from memstrata.cli import app
-
 from memstrata.server import ApiKeys
 from memstrata.store import open_store
 

@@ -24,8 +24,10 @@ from ..providers import LLM, Embedder
 from ..store import check_target
 from . import _routes_admin, _routes_errors, _routes_messages, _routes_sessions
 from ._auth import tenants_of
-from ._errors import install_handlers
+from ._errors import NotReady, install_handlers
+from ._gates import DEFAULT_BODY_TIMEOUT_S, DEFAULT_MAX_IMPORTS, Gates
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT, BodyLimit
+from ._quotas import Limits
 from ._schemas import StatusOut, errors
 from ._tenants import Tenants
 
@@ -43,11 +45,15 @@ def create_app(target: str, *, settings: Settings | None = None,
                embedder: Embedder | Unset | None = UNSET, llm: LLM | Unset | None = UNSET,
                decision_llm: LLM | Unset | None = UNSET, background: bool = True,
                clock: Clock | None = None, body_limit: int = DEFAULT_BODY_LIMIT,
-               import_limit: int = IMPORT_BODY_LIMIT) -> FastAPI:
+               import_limit: int = IMPORT_BODY_LIMIT,
+               body_timeout: float = DEFAULT_BODY_TIMEOUT_S,
+               max_imports: int = DEFAULT_MAX_IMPORTS) -> FastAPI:
     """The memstrata HTTP service over the database ``target`` names.
 
     ``settings``, ``embedder``, ``llm`` and ``decision_llm`` are as for ``Memory.open`` and
-    shared by every tenant. Nothing is opened until the app starts (its lifespan).
+    shared by every tenant. Nothing is opened until the app starts (its lifespan). Rate
+    limits and quotas come from the keys and ``settings``; ``body_timeout`` bounds the wait
+    for a request body and ``max_imports`` the imports running at once.
     """
     target = check_target(str(target))
 
@@ -74,8 +80,14 @@ def create_app(target: str, *, settings: Settings | None = None,
                               "\"message\", \"field\"}}`.")
     app.state.lifespan_hooks = []
     app.state.tenants = None
+
+    async def usage(tenant: str) -> tuple[int, int]:
+        return await tenants_of_app(app).store.api_keys.usage(tenant)
+
+    app.state.limits = Limits(settings if settings is not None else Settings(), usage)
     install_handlers(app)
     app.add_middleware(BodyLimit, default=body_limit, imports=import_limit)
+    app.add_middleware(Gates, body_timeout=body_timeout, max_imports=max_imports)
     _health_routes(app)
     app.include_router(_routes_messages.router)
     app.include_router(_routes_sessions.router)
@@ -105,6 +117,13 @@ def _health_routes(app: FastAPI) -> None:
     async def readyz(request: Request) -> StatusOut:
         tenants_of(request)  # NotReady (503) while starting or stopping
         return StatusOut(status="ready")
+
+
+def tenants_of_app(app: FastAPI) -> Tenants:
+    tenants: Tenants | None = app.state.tenants
+    if tenants is None:
+        raise NotReady("the service is not ready")
+    return tenants
 
 
 def _version() -> str:

@@ -133,8 +133,9 @@ def field_of(loc: Sequence[Any]) -> str | None:
 
 
 _STATUS_KINDS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                 405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type",
-                 422: "invalid_input", 429: "rate_limited", 503: "unavailable"}
+                 405: "method_not_allowed", 408: "timeout", 413: "too_large",
+                 415: "unsupported_media_type", 422: "invalid_input", 429: "rate_limited",
+                 503: "unavailable"}
 
 
 def install_handlers(app: FastAPI) -> None:

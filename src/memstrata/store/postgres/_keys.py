@@ -75,3 +75,7 @@ class PostgresKeys:
 
     async def ping(self) -> None:
         await self._db.fetch(sql.PING, ())
+
+    async def usage(self, tenant: str) -> tuple[int, int]:
+        row = (await self._db.fetch(sql.TENANT_USAGE, (tenant,)))[0]
+        return int(row[0]), int(row[1])

@@ -28,3 +28,6 @@ COUNT_ACTIVE_KEYS = "SELECT count(*) FROM api_keys WHERE revoked_at IS NULL"
 
 # The cheapest read of the database, for the service's readiness check.
 PING = "SELECT 1 FROM api_keys LIMIT 1"
+
+# What a tenant holds, for the service's quotas: its messages and their stored size.
+TENANT_USAGE = "SELECT count(*), coalesce(sum(size), 0) FROM messages WHERE tenant = %s"

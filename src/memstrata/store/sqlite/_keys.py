@@ -74,3 +74,7 @@ class SQLiteKeys:
 
     async def ping(self) -> None:
         await self._db.read(lambda c: c.execute(sql.PING).fetchall())
+
+    async def usage(self, tenant: str) -> tuple[int, int]:
+        row = await self._db.read(lambda c: c.execute(sql.TENANT_USAGE, (tenant,)).fetchone())
+        return int(row[0]), int(row[1])
