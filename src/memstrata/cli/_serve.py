@@ -63,6 +63,16 @@ def serve(
     access_log: Annotated[bool, typer.Option(
         "--access-log", help="Log every request (method, path, status) to stderr; off by "
         "default, since it costs about a third of the throughput.")] = False,
+    limit_concurrency: Annotated[int | None, typer.Option(
+        metavar="N", min=1, help="Most connections and requests at once; past it new ones are "
+        "answered 503.")] = None,
+    timeout_keep_alive: Annotated[int, typer.Option(
+        metavar="S", min=1, help="Close an idle connection after this many seconds.")] = 5,
+    body_timeout: Annotated[float, typer.Option(
+        metavar="S", min=0.1, help="Answer 408 to a request body that stops arriving this "
+        "long.")] = 30.0,
+    max_imports: Annotated[int, typer.Option(
+        metavar="N", min=1, help="Imports running at once; more are answered 429.")] = 2,
 ) -> None:
     """Serve the memory over HTTP: the /v1 API, MCP at /mcp and the web inspector at /.
 
@@ -82,10 +92,13 @@ def serve(
     if active == 0:
         note("no API key yet: every /v1 request will be refused; make one with memstrata keys "
              "create --tenant NAME")
-    application = create_app(target, settings=state.settings())
+    application = create_app(target, settings=state.settings(), body_timeout=body_timeout,
+                             max_imports=max_imports)
     config = uvicorn.Config(application, host=host, port=port, lifespan="on",
                             log_level="info", access_log=access_log,
-                            timeout_graceful_shutdown=_GRACEFUL_S)
+                            timeout_graceful_shutdown=_GRACEFUL_S,
+                            limit_concurrency=limit_concurrency,
+                            timeout_keep_alive=timeout_keep_alive)
     server = uvicorn.Server(config)
     note(f"serving {target} on http://{host}:{port} (Ctrl-C or SIGTERM stops)",
          db=target, url=f"http://{host}:{port}")

@@ -8,7 +8,9 @@ answer leaves, so a graceful stop loses nothing.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from importlib.metadata import PackageNotFoundError, version
@@ -19,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 
 from .._opening import UNSET, Unset
 from ..config import Settings
+from ..errors import MemstrataError
 from ..memory import Clock
 from ..providers import LLM, Embedder
 from ..store import check_target
@@ -32,6 +35,11 @@ from ._schemas import StatusOut, errors
 from ._tenants import Tenants
 
 __all__ = ["STATIC_DIR", "LifespanHook", "create_app"]
+
+log = logging.getLogger("memstrata.server")
+
+# How long /readyz waits for the database's answer before saying it is not ready.
+_READY_TIMEOUT_S = 2.0
 
 STATIC_DIR = Path(__file__).parent / "static"
 """The web inspector's files, served at ``/`` when the directory exists."""
@@ -107,15 +115,24 @@ def create_app(target: str, *, settings: Settings | None = None,
 
 
 def _health_routes(app: FastAPI) -> None:
-    @app.get("/healthz", response_model=StatusOut, responses=errors(500), tags=["health"],
-             summary="The process is up (no key needed)")
+    @app.api_route("/healthz", methods=["GET", "HEAD"], response_model=StatusOut,
+                   responses=errors(500), tags=["health"],
+                   summary="The process is up (no key needed)")
     async def healthz() -> StatusOut:
         return StatusOut(status="ok")
 
-    @app.get("/readyz", response_model=StatusOut, responses=errors(500, 503), tags=["health"],
-             summary="The database is open and requests are served (no key needed)")
+    @app.api_route("/readyz", methods=["GET", "HEAD"], response_model=StatusOut,
+                   responses=errors(500, 503), tags=["health"],
+                   summary="The database answers a read and requests are served (no key "
+                           "needed)")
     async def readyz(request: Request) -> StatusOut:
-        tenants_of(request)  # NotReady (503) while starting or stopping
+        tenants = tenants_of(request)  # NotReady (503) while starting or stopping
+        try:
+            await asyncio.wait_for(tenants.store.api_keys.ping(), _READY_TIMEOUT_S)
+        except (TimeoutError, MemstrataError, OSError) as exc:
+            log.warning("not ready: the database did not answer a read: %s",
+                        type(exc).__name__)
+            raise NotReady("the database does not answer") from exc
         return StatusOut(status="ready")
 
 

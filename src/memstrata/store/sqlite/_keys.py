@@ -74,6 +74,7 @@ class SQLiteKeys:
 
     async def ping(self) -> None:
         await self._db.read(lambda c: c.execute(sql.PING).fetchall())
+        self._db.verify_file()  # a file moved away still reads, but no write would last
 
     async def usage(self, tenant: str) -> tuple[int, int]:
         row = await self._db.read(lambda c: c.execute(sql.TENANT_USAGE, (tenant,)).fetchone())
