@@ -115,16 +115,13 @@ def create_app(target: str, *, settings: Settings | None = None,
 
 
 def _health_routes(app: FastAPI) -> None:
-    @app.api_route("/healthz", methods=["GET", "HEAD"], response_model=StatusOut,
-                   responses=errors(500), tags=["health"],
-                   summary="The process is up (no key needed)")
+    @app.get("/healthz", response_model=StatusOut, responses=errors(500), tags=["health"],
+             summary="The process is up (no key needed)")
     async def healthz() -> StatusOut:
         return StatusOut(status="ok")
 
-    @app.api_route("/readyz", methods=["GET", "HEAD"], response_model=StatusOut,
-                   responses=errors(500, 503), tags=["health"],
-                   summary="The database answers a read and requests are served (no key "
-                           "needed)")
+    @app.get("/readyz", response_model=StatusOut, responses=errors(500, 503), tags=["health"],
+             summary="The database answers a read and requests are served (no key needed)")
     async def readyz(request: Request) -> StatusOut:
         tenants = tenants_of(request)  # NotReady (503) while starting or stopping
         try:
@@ -134,6 +131,10 @@ def _health_routes(app: FastAPI) -> None:
                         type(exc).__name__)
             raise NotReady("the database does not answer") from exc
         return StatusOut(status="ready")
+
+    # HEAD answers as GET does, without a body (load balancers probe with it).
+    for path, probe in (("/healthz", healthz), ("/readyz", readyz)):
+        app.add_api_route(path, probe, methods=["HEAD"], include_in_schema=False)
 
 
 def tenants_of_app(app: FastAPI) -> Tenants:
