@@ -30,6 +30,7 @@ from ._auth import tenants_of
 from ._errors import NotReady, install_handlers
 from ._gates import DEFAULT_BODY_TIMEOUT_S, DEFAULT_MAX_IMPORTS, Gates
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT, BodyLimit
+from ._metrics import Metrics, RequestMetrics, add_metrics_route
 from ._quotas import Limits
 from ._schemas import StatusOut, errors
 from ._tenants import Tenants
@@ -92,11 +93,17 @@ def create_app(target: str, *, settings: Settings | None = None,
     async def usage(tenant: str) -> tuple[int, int]:
         return await tenants_of_app(app).store.api_keys.usage(tenant)
 
+    metrics = Metrics()
+    app.state.metrics = metrics
     app.state.limits = Limits(settings if settings is not None else Settings(), usage)
+    app.state.limits.on_limited = metrics.refused
     install_handlers(app)
     app.add_middleware(BodyLimit, default=body_limit, imports=import_limit)
-    app.add_middleware(Gates, body_timeout=body_timeout, max_imports=max_imports)
+    app.add_middleware(Gates, body_timeout=body_timeout, max_imports=max_imports,
+                       on_limited=metrics.refused)
+    app.add_middleware(RequestMetrics, metrics=metrics)  # outermost: sees every answer
     _health_routes(app)
+    add_metrics_route(app, metrics)
     app.include_router(_routes_messages.router)
     app.include_router(_routes_sessions.router)
     app.include_router(_routes_errors.router)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,8 +28,10 @@ class Gates:
     """ASGI middleware: the body read timeout and the import cap."""
 
     def __init__(self, app: ASGIApp, *, body_timeout: float = DEFAULT_BODY_TIMEOUT_S,
-                 max_imports: int = DEFAULT_MAX_IMPORTS) -> None:
+                 max_imports: int = DEFAULT_MAX_IMPORTS,
+                 on_limited: Callable[[str], None] | None = None) -> None:
         self.app = app
+        self.on_limited = on_limited
         self.body_timeout = body_timeout
         self.max_imports = max_imports
         self.imports = 0
@@ -39,6 +42,8 @@ class Gates:
             return
         importing = scope["method"] == "POST" and str(scope.get("path", "")).endswith("/import")
         if importing and self.imports >= self.max_imports:
+            if self.on_limited is not None:
+                self.on_limited("imports")
             await _answer(send, 429, "rate_limited", f"{self.max_imports} imports are running; "
                           "try again shortly", retry_after=True)
             return
