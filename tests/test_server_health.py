@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 from pg_server import PgServer, pg_binaries
-from server_helpers import auth, make_key, running_server
+from server_helpers import auth, free_port, make_key, running_server, wait_until_up
 
 MSG = {"role": "user", "content": "the ferry leaves at nine"}
 
@@ -62,3 +66,31 @@ def test_postgres_down_fails_fast_and_the_service_recovers(tmp_path: Path) -> No
             assert len(page["messages"]) == 2
     finally:
         pg.stop()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is a POSIX signal")
+def test_serve_logs_one_json_object_per_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "j.db")
+    key = make_key(db, "t")
+    port = free_port()
+    env = {**os.environ, "MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memstrata", "--db", db, "serve", "--port", str(port),
+         "--access-log", "--log-format", "json"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_until_up(url)
+        assert httpx.get(f"{url}/v1/sessions", headers=auth(key)).status_code == 200
+        server.send_signal(signal.SIGTERM)
+        out, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    lines = [line for line in err.splitlines() if line.strip()]
+    records = [json.loads(line) for line in lines]  # every line is one JSON object
+    assert all({"time", "level", "logger", "message"} <= set(r) for r in records)
+    assert any(r.get("path") == "/v1/sessions" and r.get("status") == 200 for r in records)
+    assert any(r["logger"].startswith("uvicorn") for r in records)
+    assert key.split("_", 2)[2] not in err

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import signal
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -34,6 +36,13 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False  # a host name: it may resolve to anything
+
+
+class LogFormat(StrEnum):
+    """How `serve` writes its log."""
+
+    text = "text"
+    json = "json"
 
 
 def _load_server() -> tuple[Any, Any]:
@@ -73,6 +82,8 @@ def serve(
         "long.")] = 30.0,
     max_imports: Annotated[int, typer.Option(
         metavar="N", min=1, help="Imports running at once; more are answered 429.")] = 2,
+    log_format: Annotated[LogFormat, typer.Option(
+        help="text for people, json for one JSON object per line.")] = LogFormat.text,
 ) -> None:
     """Serve the memory over HTTP: the /v1 API, MCP at /mcp and the web inspector at /.
 
@@ -94,14 +105,22 @@ def serve(
              "create --tenant NAME")
     application = create_app(target, settings=state.settings(), body_timeout=body_timeout,
                              max_imports=max_imports)
-    config = uvicorn.Config(application, host=host, port=port, lifespan="on",
+    extra: dict[str, Any] = {}
+    if log_format is LogFormat.json:
+        from ..server import json_log_config
+
+        extra["log_config"] = json_log_config()
+    config = uvicorn.Config(application, host=host, port=port, lifespan="on", **extra,
                             log_level="info", access_log=access_log,
                             timeout_graceful_shutdown=_GRACEFUL_S,
                             limit_concurrency=limit_concurrency,
                             timeout_keep_alive=timeout_keep_alive)
     server = uvicorn.Server(config)
-    note(f"serving {target} on http://{host}:{port} (Ctrl-C or SIGTERM stops)",
-         db=target, url=f"http://{host}:{port}")
+    if log_format is LogFormat.json:  # every line on stderr is then a JSON object
+        logging.getLogger("memstrata.server").info("serving on http://%s:%s", host, port)
+    else:
+        note(f"serving {target} on http://{host}:{port} (Ctrl-C or SIGTERM stops)",
+             db=target, url=f"http://{host}:{port}")
     # uvicorn handles the stop signals while it serves and, once shut down, raises the signal
     # again for the handler that was there before; a handler that does nothing makes a
     # graceful stop exit with 0 instead of dying by the signal it already handled.

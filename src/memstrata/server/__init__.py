@@ -10,6 +10,7 @@ from ._app import STATIC_DIR, LifespanHook, create_app
 from ._auth import TENANT_HEADER, tenant_for
 from ._errors import Forbidden, NotReady, RateLimited, TooLarge, Unauthorized, error_body
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT
+from ._logs import JsonLines, json_log_config
 from ._tenants import Tenants
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "TENANT_HEADER",
     "ApiKeys",
     "Forbidden",
+    "JsonLines",
     "LifespanHook",
     "NotReady",
     "RateLimited",
@@ -27,6 +29,7 @@ __all__ = [
     "Unauthorized",
     "create_app",
     "error_body",
+    "json_log_config",
     "parse_key",
     "tenant_for",
 ]
