@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -69,21 +70,27 @@ def test_postgres_down_fails_fast_and_the_service_recovers(tmp_path: Path) -> No
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is a POSIX signal")
-def test_serve_logs_one_json_object_per_line(tmp_path: Path) -> None:
+def test_serve_logs_json_lines_and_drops_slow_headers(tmp_path: Path) -> None:
     db = str(tmp_path / "j.db")
     key = make_key(db, "t")
     port = free_port()
     env = {**os.environ, "MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
     server = subprocess.Popen(
         [sys.executable, "-m", "memstrata", "--db", db, "serve", "--port", str(port),
-         "--access-log", "--log-format", "json"],
+         "--access-log", "--log-format", "json", "--header-timeout", "1"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until_up(url)
         assert httpx.get(f"{url}/v1/sessions", headers=auth(key)).status_code == 200
+        # Headers that never finish: the connection is closed once the timeout passes.
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as slow:
+            slow.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            started = time.monotonic()
+            assert slow.recv(1024) == b""
+            assert 0.5 < time.monotonic() - started < 5
         server.send_signal(signal.SIGTERM)
-        out, err = server.communicate(timeout=60)
+        _, err = server.communicate(timeout=60)
     finally:
         if server.poll() is None:
             server.kill()

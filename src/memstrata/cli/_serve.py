@@ -77,6 +77,9 @@ def serve(
         "answered 503.")] = None,
     timeout_keep_alive: Annotated[int, typer.Option(
         metavar="S", min=1, help="Close an idle connection after this many seconds.")] = 5,
+    header_timeout: Annotated[float, typer.Option(
+        metavar="S", min=0.1, help="Close a connection whose request headers take longer.")
+    ] = 10.0,
     body_timeout: Annotated[float, typer.Option(
         metavar="S", min=0.1, help="Answer 408 to a request body that stops arriving this "
         "long.")] = 30.0,
@@ -105,10 +108,10 @@ def serve(
              "create --tenant NAME")
     application = create_app(target, settings=state.settings(), body_timeout=body_timeout,
                              max_imports=max_imports)
-    extra: dict[str, Any] = {}
-    if log_format is LogFormat.json:
-        from ..server import json_log_config
+    from ..server import header_timeout_protocol, json_log_config
 
+    extra: dict[str, Any] = {"http": header_timeout_protocol(header_timeout)}
+    if log_format is LogFormat.json:
         extra["log_config"] = json_log_config()
     config = uvicorn.Config(application, host=host, port=port, lifespan="on", **extra,
                             log_level="info", access_log=access_log,

@@ -11,6 +11,7 @@ from ._auth import TENANT_HEADER, tenant_for
 from ._errors import Forbidden, NotReady, RateLimited, TooLarge, Unauthorized, error_body
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT
 from ._logs import JsonLines, json_log_config
+from ._protocol import header_timeout_protocol
 from ._tenants import Tenants
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Unauthorized",
     "create_app",
     "error_body",
+    "header_timeout_protocol",
     "json_log_config",
     "parse_key",
     "tenant_for",
