@@ -47,14 +47,21 @@ class Gates:
             await _answer(send, 429, "rate_limited", f"{self.max_imports} imports are running; "
                           "try again shortly", retry_after=True)
             return
+        body_done = False
 
         async def timed() -> Message:
+            nonlocal body_done
+            if body_done:  # past the body, receive() waits for a disconnect: no bound
+                return await receive()
             try:
-                return await asyncio.wait_for(receive(), self.body_timeout)
+                message = await asyncio.wait_for(receive(), self.body_timeout)
             except TimeoutError:
                 # Raised into whoever reads the body; the error handlers answer 408.
                 raise HTTPException(408, "the request body did not arrive within "
                                          f"{self.body_timeout:g} seconds") from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                body_done = True
+            return message
 
         if importing:
             self.imports += 1
