@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -52,6 +53,18 @@ class Metrics:
         self.limited = Counter("memstrata_rate_limited", "Requests refused by a limit.",
                                ("limit",), registry=self.registry)
         self.registry.register(_SummaryRuns())
+        # The children of each label set, looked up once (``labels()`` costs a lock and more).
+        self._children: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+
+    def answered(self, route: str, method: str, status: str, seconds: float) -> None:
+        """Count one answer and its time."""
+        key = (route, method, status)
+        children = self._children.get(key)
+        if children is None:
+            children = self._children[key] = (self.requests.labels(*key),
+                                              self.latency.labels(*key))
+        children[0].inc()
+        children[1].observe(seconds)
 
     def refused(self, kind: str) -> None:
         self.limited.labels(kind).inc()
@@ -90,9 +103,8 @@ class RequestMetrics:
         try:
             await self.app(scope, receive, watched)
         finally:
-            labels = (_route_of(scope), str(scope.get("method", "")), str(status))
-            self.metrics.requests.labels(*labels).inc()
-            self.metrics.latency.labels(*labels).observe(time.perf_counter() - started)
+            self.metrics.answered(_route_of(scope), str(scope.get("method", "")), str(status),
+                                  time.perf_counter() - started)
 
 
 def add_metrics_route(app: FastAPI, metrics: Metrics) -> None:

@@ -69,7 +69,7 @@ class Limits:
         rate = caller.key.rate_per_second or self._settings.key_rate_per_second
         if rate:
             self._take(caller.key.id, rate)
-        if request.method == "POST" and request.url.path.endswith(_ADDING):
+        if request.method == "POST" and str(request.scope.get("path", "")).endswith(_ADDING):
             await self._check_quotas(caller)
 
     def _take(self, key_id: str, rate: float) -> None:
