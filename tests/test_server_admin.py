@@ -216,3 +216,17 @@ def test_the_keys_commands_work_on_a_file_and_on_a_server(tmp_path: Path) -> Non
         refused = runner.invoke(app, ["--server", url, "--key", app_key["key"], "keys",
                                       "list"], env=CLI_ENV)
         assert refused.exit_code != 0
+
+
+def test_mcp_takes_the_tenant_a_prefix_key_names(tmp_path: Path) -> None:
+    db = str(tmp_path / "mcp.db")
+    key = make_key(db, "acme/*")
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"}}}
+    headers = {**auth(key), "Accept": "application/json, text/event-stream"}
+    with running_server(db) as url, httpx.Client(base_url=url) as http:
+        _error(http.post("/mcp", headers=headers, json=hello), 403, "forbidden")
+        named = http.post("/mcp", headers={**headers, "X-Memstrata-Tenant": "acme/u1"},
+                          json=hello)
+        assert named.status_code == 200, named.text

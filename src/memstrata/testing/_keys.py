@@ -93,6 +93,7 @@ async def check_key_scopes_expiry_and_limits(store: Store) -> None:
     assert plain[0].expires_at is None and plain[0].rate_per_second is None, plain
     assert [k.tenant for k in await store.api_keys.all("acme/*")] == ["acme/*"]
     await store.api_keys.ping()
+    assert await store.api_keys.usage("acme/nobody") == (0, 0)
 
 
 KEY_CHECKS: Sequence[Check] = (
