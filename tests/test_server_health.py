@@ -70,14 +70,15 @@ def test_postgres_down_fails_fast_and_the_service_recovers(tmp_path: Path) -> No
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is a POSIX signal")
-def test_serve_logs_json_lines_and_drops_slow_headers(tmp_path: Path) -> None:
+def test_serve_logs_json_lines_and_bounds_connections(tmp_path: Path) -> None:
     db = str(tmp_path / "j.db")
     key = make_key(db, "t")
     port = free_port()
     env = {**os.environ, "MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
     server = subprocess.Popen(
         [sys.executable, "-m", "memstrata", "--db", db, "serve", "--port", str(port),
-         "--access-log", "--log-format", "json", "--header-timeout", "1"],
+         "--access-log", "--log-format", "json", "--header-timeout", "1",
+         "--limit-concurrency", "3"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -89,6 +90,14 @@ def test_serve_logs_json_lines_and_drops_slow_headers(tmp_path: Path) -> None:
             started = time.monotonic()
             assert slow.recv(1024) == b""
             assert 0.5 < time.monotonic() - started < 5
+        # Past the connection cap, a request is answered 503 rather than queued.
+        held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]
+        try:
+            time.sleep(0.2)
+            assert httpx.get(f"{url}/healthz").status_code == 503
+        finally:
+            for conn in held:
+                conn.close()
         server.send_signal(signal.SIGTERM)
         _, err = server.communicate(timeout=60)
     finally:
