@@ -230,3 +230,21 @@ def test_mcp_takes_the_tenant_a_prefix_key_names(tmp_path: Path) -> None:
         named = http.post("/mcp", headers={**headers, "X-Memstrata-Tenant": "acme/u1"},
                           json=hello)
         assert named.status_code == 200, named.text
+
+
+def test_serve_counts_an_expired_key_as_no_key(tmp_path: Path) -> None:
+    db = str(tmp_path / "x.db")
+    then = time.time_ns() - 3600 * 10**9
+
+    async def make() -> None:
+        store = await open_store(db)
+        try:
+            await ApiKeys(store.api_keys, clock=lambda: then).create(
+                "t", expires_at=then + 10**9)
+        finally:
+            await store.close()
+
+    asyncio.run(make())
+    refused = CliRunner().invoke(app, ["--db", db, "serve", "--host", "0.0.0.0", "--port",
+                                       "0"], env=CLI_ENV)
+    assert refused.exit_code == 2 and "no valid API key" in refused.output

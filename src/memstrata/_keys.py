@@ -192,5 +192,9 @@ class ApiKeys:
         return revoked
 
     async def count_active(self) -> int:
-        """How many keys are valid (not revoked), of every tenant."""
-        return await self._store.count_active()
+        """How many keys are valid (neither revoked nor expired), of every tenant."""
+        if await self._store.count_active() == 0:
+            return 0
+        now = self._clock()
+        return sum(1 for k in await self._store.all()
+                   if k.revoked_at is None and (k.expires_at is None or k.expires_at > now))
