@@ -10,7 +10,9 @@ import time
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
+from pg_server import PgServer
 from server_helpers import auth, make_key, running_server
 from typer.testing import CliRunner
 
@@ -248,3 +250,26 @@ def test_serve_counts_an_expired_key_as_no_key(tmp_path: Path) -> None:
     refused = CliRunner().invoke(app, ["--db", db, "serve", "--host", "0.0.0.0", "--port",
                                        "0"], env=CLI_ENV)
     assert refused.exit_code == 2 and "no valid API key" in refused.output
+
+
+async def test_postgres_keys_made_before_scopes_keep_reading_and_writing(
+        pg_server: PgServer) -> None:
+    url = pg_server.create_database("oldkeys")
+    store = await open_store(url)
+    try:
+        key, _ = await ApiKeys(store.api_keys).create("acme")
+    finally:
+        await store.close()
+    # What a release before scoped keys left: the key columns of then, schema version 2.
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute("ALTER TABLE api_keys DROP COLUMN scopes, DROP COLUMN expires_at, "
+                           "DROP COLUMN rate_per_second, DROP COLUMN messages_per_day, "
+                           "DROP COLUMN stored_bytes")
+        await conn.execute("DELETE FROM schema_version WHERE version = 3")
+    store = await open_store(url)
+    try:
+        found = await ApiKeys(store.api_keys).verify(key)
+        assert found is not None and found.scopes == ("read", "write")
+        assert found.expires_at is None and found.rate_per_second is None
+    finally:
+        await store.close()
