@@ -126,6 +126,14 @@ class PgServer:
         self._run("pg_ctl", "-D", str(self._data), "-m", "fast", "-w", "stop")
         self._launch()
 
+    def halt(self) -> None:
+        """Stop the server (``pg_ctl -m fast``) and leave it stopped; :meth:`resume` starts it
+        again on the same port and data."""
+        self._run("pg_ctl", "-D", str(self._data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        self._launch()
+
     def _reachable(self, path: Path) -> None:
         """Let the server's user pass through every directory above ``path`` (search
         permission only), where it cannot yet; nothing is made readable."""

@@ -125,12 +125,13 @@ def _in_fresh_loop(coro: Any) -> Any:
     return result[0]
 
 
-def make_key(db_path: str, tenant: str, name: str | None = None) -> str:
-    """Create an API key for ``tenant`` in the database file and return the key."""
+def make_key(db_path: str, tenant: str, name: str | None = None, **options: Any) -> str:
+    """Create an API key for ``tenant`` in the database file and return the key
+    (``options``: scopes, expiry and limits, as ``ApiKeys.create`` takes them)."""
     async def create() -> str:
         store = await open_store(db_path)
         try:
-            key, _ = await ApiKeys(store.api_keys).create(tenant, name)
+            key, _ = await ApiKeys(store.api_keys).create(tenant, name, **options)
             return key
         finally:
             await store.close()

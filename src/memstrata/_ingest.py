@@ -23,6 +23,7 @@ __all__ = [
     "check_message_id",
     "check_session",
     "check_span",
+    "check_tenant",
     "draft",
     "draft_from_record",
     "draft_item",
@@ -33,6 +34,11 @@ __all__ = [
 ROLES: tuple[Role, ...] = ("user", "assistant")
 TEMP_PREFIX = "temp-"
 _SESSION_RE = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
+# Tenants may also hold "/" (never sent in a URL path), so an application can name its end
+# users under its own prefix: ``acme/user-42``.
+_TENANT_RE = re.compile(r"[A-Za-z0-9._:@/-]{1,128}")
+_TENANT_RULE = ("must be 1-128 characters from A-Z a-z 0-9 . _ : @ - / (ASCII only: no "
+                "spaces)")
 _MAX_SENDER = 256
 _MAX_KEY = 256
 _MAX_META_BYTES = 65_536
@@ -59,6 +65,15 @@ def check_session(session: object, field: str = "session") -> str:
             repr(session[:60] + "…")
         raise InvalidInput(field, f"{_SESSION_RULE}; got {shown}")
     return session
+
+
+def check_tenant(tenant: object, field: str = "tenant") -> str:
+    """The tenant name if valid: 1-128 characters of ``[A-Za-z0-9._:@/-]`` (ASCII only)."""
+    if not isinstance(tenant, str) or not _TENANT_RE.fullmatch(tenant):
+        shown = repr(tenant) if not isinstance(tenant, str) or len(tenant) < 60 else \
+            repr(tenant[:60] + "…")
+        raise InvalidInput(field, f"{_TENANT_RULE}; got {shown}")
+    return tenant
 
 
 def check_span(value: object, default: int, field: str) -> int:

@@ -91,6 +91,10 @@ class Settings:
     # lifecycle
     temp_idle_minutes: int = 30
     vector_cache_mb: int = 256
+    # service limits (memstrata serve), for keys that set none of their own
+    key_rate_per_second: float | None = None
+    tenant_messages_per_day: int | None = None
+    tenant_stored_bytes: int | None = None
 
     def __post_init__(self) -> None:
         _check_types(self)
@@ -107,6 +111,10 @@ class Settings:
             if getattr(self, name) is not None and getattr(self, name) <= 0:
                 raise InvalidInput(name, f"must be a positive integer or None (None: what the "
                                    f"reply's schema can hold), got {getattr(self, name)!r}")
+        for name in ("key_rate_per_second", "tenant_messages_per_day", "tenant_stored_bytes"):
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
+                raise InvalidInput(name, f"must be positive or None (no limit), got "
+                                   f"{getattr(self, name)!r}")
         if not 0.0 < self.compact_ratio < 1.0:
             raise InvalidInput("compact_ratio", f"must be between 0 and 1 (exclusive), got "
                                f"{self.compact_ratio!r}")

@@ -16,7 +16,15 @@ from typing import Any
 
 from ._background import Background, pause
 from ._context import Context, pack
-from ._ingest import check_message_id, check_session, check_span, draft, draft_item, is_temp
+from ._ingest import (
+    check_message_id,
+    check_session,
+    check_span,
+    check_tenant,
+    draft,
+    draft_item,
+    is_temp,
+)
 from ._opening import UNSET, Opening, Unset, choose_models
 from ._transfer import Transfer
 from .config import Settings
@@ -106,7 +114,7 @@ class Memory:
         if not isinstance(chosen, Settings):
             raise InvalidInput("settings", "must be a memstrata.Settings")
         target = check_target(str(target))  # refused here, before anything opens
-        check_session(tenant, "tenant")
+        check_tenant(tenant)
         chosen_embedder, chosen_llm, chosen_decision = choose_models(chosen, embedder, llm,
                                                                      decision_llm)
 
@@ -127,7 +135,7 @@ class Memory:
         which stays open until the Memory that opened it closes. ``background=True`` starts
         its indexer, sweeper and scheduler (call it from a running event loop)."""
         self._live()
-        check_session(tenant, "tenant")
+        check_tenant(tenant)
         mem = type(self)(self._store, self.settings, tenant=tenant, clock=self._clock,
                          embedder=self.embedder, llm=self._llm,
                          decision_llm=self._decision_llm, owns_store=False)

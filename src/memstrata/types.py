@@ -230,6 +230,28 @@ class ApiKey:
     """UTC Unix nanoseconds."""
     revoked_at: int | None = None
     """UTC Unix nanoseconds, or ``None`` while the key is valid."""
+    scopes: tuple[str, ...] = ("read", "write")
+    """What the key may do: ``read``, ``write`` and/or ``admin`` (managing keys)."""
+    expires_at: int | None = None
+    """UTC Unix nanoseconds after which the key stops working, or ``None``: never."""
+    rate_per_second: float | None = None
+    """Requests per second this key may make (``None``: the service's default)."""
+    messages_per_day: int | None = None
+    """Messages a tenant of this key may add per day (``None``: the service's default)."""
+    stored_bytes: int | None = None
+    """Bytes of message text a tenant of this key may keep (``None``: the default)."""
+
+    @property
+    def is_prefix(self) -> bool:
+        """Whether ``tenant`` is a prefix (``acme/*``): each request names its tenant."""
+        return self.tenant.endswith("*")
+
+    def covers(self, tenant: str) -> bool:
+        """Whether this key may act for ``tenant`` (its own, or one under its prefix)."""
+        if self.is_prefix:
+            stem = self.tenant[:-1]
+            return tenant.startswith(stem) and len(tenant) > len(stem)
+        return tenant == self.tenant
 
 
 # -- values that cross the storage seam ------------------------------------------------------

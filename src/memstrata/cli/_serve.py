@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import signal
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -34,6 +36,13 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False  # a host name: it may resolve to anything
+
+
+class LogFormat(StrEnum):
+    """How `serve` writes its log."""
+
+    text = "text"
+    json = "json"
 
 
 def _load_server() -> tuple[Any, Any]:
@@ -63,6 +72,21 @@ def serve(
     access_log: Annotated[bool, typer.Option(
         "--access-log", help="Log every request (method, path, status) to stderr; off by "
         "default, since it costs about a third of the throughput.")] = False,
+    limit_concurrency: Annotated[int | None, typer.Option(
+        metavar="N", min=1, help="Most connections and requests at once; past it new ones are "
+        "answered 503.")] = None,
+    timeout_keep_alive: Annotated[int, typer.Option(
+        metavar="S", min=1, help="Close an idle connection after this many seconds.")] = 5,
+    header_timeout: Annotated[float, typer.Option(
+        metavar="S", min=0.1, help="Close a connection whose request headers take longer.")
+    ] = 10.0,
+    body_timeout: Annotated[float, typer.Option(
+        metavar="S", min=0.1, help="Answer 408 to a request body that stops arriving this "
+        "long.")] = 30.0,
+    max_imports: Annotated[int, typer.Option(
+        metavar="N", min=1, help="Imports running at once; more are answered 429.")] = 2,
+    log_format: Annotated[LogFormat, typer.Option(
+        help="text for people, json for one JSON object per line.")] = LogFormat.text,
 ) -> None:
     """Serve the memory over HTTP: the /v1 API, MCP at /mcp and the web inspector at /.
 
@@ -82,13 +106,24 @@ def serve(
     if active == 0:
         note("no API key yet: every /v1 request will be refused; make one with memstrata keys "
              "create --tenant NAME")
-    application = create_app(target, settings=state.settings())
-    config = uvicorn.Config(application, host=host, port=port, lifespan="on",
+    application = create_app(target, settings=state.settings(), body_timeout=body_timeout,
+                             max_imports=max_imports)
+    from ..server import header_timeout_protocol, json_log_config
+
+    extra: dict[str, Any] = {"http": header_timeout_protocol(header_timeout)}
+    if log_format is LogFormat.json:
+        extra["log_config"] = json_log_config()
+    config = uvicorn.Config(application, host=host, port=port, lifespan="on", **extra,
                             log_level="info", access_log=access_log,
-                            timeout_graceful_shutdown=_GRACEFUL_S)
+                            timeout_graceful_shutdown=_GRACEFUL_S,
+                            limit_concurrency=limit_concurrency,
+                            timeout_keep_alive=timeout_keep_alive)
     server = uvicorn.Server(config)
-    note(f"serving {target} on http://{host}:{port} (Ctrl-C or SIGTERM stops)",
-         db=target, url=f"http://{host}:{port}")
+    if log_format is LogFormat.json:  # every line on stderr is then a JSON object
+        logging.getLogger("memstrata.server").info("serving on http://%s:%s", host, port)
+    else:
+        note(f"serving {target} on http://{host}:{port} (Ctrl-C or SIGTERM stops)",
+             db=target, url=f"http://{host}:{port}")
     # uvicorn handles the stop signals while it serves and, once shut down, raises the signal
     # again for the handler that was there before; a handler that does nothing makes a
     # graceful stop exit with 0 instead of dying by the signal it already handled.

@@ -12,8 +12,9 @@ answer). :class:`MemoryAPI` is the surface both share.
 
 from ._api import ErrorsAPI, MemoryAPI
 from ._errormem import RemoteErrors
+from ._keys import RemoteKeys
 from ._remote import FLUSH_TIMEOUT_S, RemoteMemory
 from ._wire import ServerError, Unauthorized, Unreachable
 
-__all__ = ["FLUSH_TIMEOUT_S", "ErrorsAPI", "MemoryAPI", "RemoteErrors", "RemoteMemory",
-           "ServerError", "Unauthorized", "Unreachable"]
+__all__ = ["FLUSH_TIMEOUT_S", "ErrorsAPI", "MemoryAPI", "RemoteErrors", "RemoteKeys",
+           "RemoteMemory", "ServerError", "Unauthorized", "Unreachable"]

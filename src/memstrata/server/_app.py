@@ -8,7 +8,9 @@ answer leaves, so a graceful stop loses nothing.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from importlib.metadata import PackageNotFoundError, version
@@ -19,17 +21,26 @@ from fastapi.staticfiles import StaticFiles
 
 from .._opening import UNSET, Unset
 from ..config import Settings
+from ..errors import MemstrataError
 from ..memory import Clock
 from ..providers import LLM, Embedder
 from ..store import check_target
-from . import _routes_errors, _routes_messages, _routes_sessions
+from . import _routes_admin, _routes_errors, _routes_messages, _routes_sessions
 from ._auth import tenants_of
-from ._errors import install_handlers
+from ._errors import NotReady, install_handlers
+from ._gates import DEFAULT_BODY_TIMEOUT_S, DEFAULT_MAX_IMPORTS, Gates
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT, BodyLimit
+from ._metrics import Metrics, RequestMetrics, add_metrics_route
+from ._quotas import Limits
 from ._schemas import StatusOut, errors
 from ._tenants import Tenants
 
 __all__ = ["STATIC_DIR", "LifespanHook", "create_app"]
+
+log = logging.getLogger("memstrata.server")
+
+# How long /readyz waits for the database's answer before saying it is not ready.
+_READY_TIMEOUT_S = 2.0
 
 STATIC_DIR = Path(__file__).parent / "static"
 """The web inspector's files, served at ``/`` when the directory exists."""
@@ -43,11 +54,15 @@ def create_app(target: str, *, settings: Settings | None = None,
                embedder: Embedder | Unset | None = UNSET, llm: LLM | Unset | None = UNSET,
                decision_llm: LLM | Unset | None = UNSET, background: bool = True,
                clock: Clock | None = None, body_limit: int = DEFAULT_BODY_LIMIT,
-               import_limit: int = IMPORT_BODY_LIMIT) -> FastAPI:
+               import_limit: int = IMPORT_BODY_LIMIT,
+               body_timeout: float = DEFAULT_BODY_TIMEOUT_S,
+               max_imports: int = DEFAULT_MAX_IMPORTS) -> FastAPI:
     """The memstrata HTTP service over the database ``target`` names.
 
     ``settings``, ``embedder``, ``llm`` and ``decision_llm`` are as for ``Memory.open`` and
-    shared by every tenant. Nothing is opened until the app starts (its lifespan).
+    shared by every tenant. Nothing is opened until the app starts (its lifespan). Rate
+    limits and quotas come from the keys and ``settings``; ``body_timeout`` bounds the wait
+    for a request body and ``max_imports`` the imports running at once.
     """
     target = check_target(str(target))
 
@@ -74,12 +89,25 @@ def create_app(target: str, *, settings: Settings | None = None,
                               "\"message\", \"field\"}}`.")
     app.state.lifespan_hooks = []
     app.state.tenants = None
+
+    async def usage(tenant: str) -> tuple[int, int]:
+        return await tenants_of_app(app).store.api_keys.usage(tenant)
+
+    metrics = Metrics()
+    app.state.metrics = metrics
+    app.state.limits = Limits(settings if settings is not None else Settings(), usage)
+    app.state.limits.on_limited = metrics.refused
     install_handlers(app)
     app.add_middleware(BodyLimit, default=body_limit, imports=import_limit)
+    app.add_middleware(Gates, body_timeout=body_timeout, max_imports=max_imports,
+                       on_limited=metrics.refused)
+    app.add_middleware(RequestMetrics, metrics=metrics)  # outermost: sees every answer
     _health_routes(app)
+    add_metrics_route(app, metrics)
     app.include_router(_routes_messages.router)
     app.include_router(_routes_sessions.router)
     app.include_router(_routes_errors.router)
+    app.include_router(_routes_admin.router)
 
     # -- MCP ------------------------------------------------------------------------------
     # The MCP server (server/_mcp.py) mounts at /mcp here: after the API routes, before the
@@ -100,10 +128,27 @@ def _health_routes(app: FastAPI) -> None:
         return StatusOut(status="ok")
 
     @app.get("/readyz", response_model=StatusOut, responses=errors(500, 503), tags=["health"],
-             summary="The database is open and requests are served (no key needed)")
+             summary="The database answers a read and requests are served (no key needed)")
     async def readyz(request: Request) -> StatusOut:
-        tenants_of(request)  # NotReady (503) while starting or stopping
+        tenants = tenants_of(request)  # NotReady (503) while starting or stopping
+        try:
+            await asyncio.wait_for(tenants.store.api_keys.ping(), _READY_TIMEOUT_S)
+        except (TimeoutError, MemstrataError, OSError) as exc:
+            log.warning("not ready: the database did not answer a read: %s",
+                        type(exc).__name__)
+            raise NotReady("the database does not answer") from exc
         return StatusOut(status="ready")
+
+    # HEAD answers as GET does, without a body (load balancers probe with it).
+    for path, probe in (("/healthz", healthz), ("/readyz", readyz)):
+        app.add_api_route(path, probe, methods=["HEAD"], include_in_schema=False)
+
+
+def tenants_of_app(app: FastAPI) -> Tenants:
+    tenants: Tenants | None = app.state.tenants
+    if tenants is None:
+        raise NotReady("the service is not ready")
+    return tenants
 
 
 def _version() -> str:

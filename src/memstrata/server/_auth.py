@@ -1,31 +1,53 @@
-"""Who is calling: the bearer API key of a request, and the tenant it belongs to.
+"""Who is calling: the bearer API key of a request, its scopes, and the tenant it acts for.
 
 Every ``/v1`` route (and the MCP mount) takes ``Authorization: Bearer ms_<id>_<secret>``. A
-missing, malformed, unknown or revoked key is answered 401, the same way for each, so an
-answer never tells which keys exist. The key is checked against the stored hash on every
-request (a revoked key stops working at once) and is never logged.
+missing, malformed, unknown, revoked or expired key is answered 401, the same way for each,
+so an answer never tells which keys exist. The key is checked against the stored hash on
+every request (a revoked key stops working at once) and is never logged.
+
+A key's tenant is one tenant, or a prefix (``acme/*``): a prefix key names the tenant of each
+request in ``X-Memstrata-Tenant`` (``acme/user-42``), which must lie under the prefix. Reading
+(GET, HEAD) needs the ``read`` scope, everything else under ``/v1`` ``write``, and the key
+routes ``admin``; a request outside its key's scope or tenants is 403.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.datastructures import Headers
 
+from .._ingest import check_tenant
 from ..memory import Memory
-from ._errors import NotReady, Unauthorized
+from ..types import ApiKey
+from ._errors import Forbidden, NotReady, Unauthorized
 from ._tenants import Tenants
 
-__all__ = ["bearer", "memory_for", "tenant_for", "tenants_of"]
+__all__ = ["TENANT_HEADER", "Caller", "admin_for", "admit", "bearer", "caller_for",
+           "check_scope", "memory_for", "tenant_for", "tenants_of"]
+
+TENANT_HEADER = "X-Memstrata-Tenant"
+"""The header a key with a tenant prefix names each request's tenant in."""
 
 bearer = HTTPBearer(auto_error=False, scheme_name="ApiKey",
-                    description="An API key made by `memstrata keys create --tenant NAME`.")
+                    description="An API key made by `memstrata keys create --tenant NAME` "
+                                "(or `POST /v1/admin/keys`).")
+
+_READING = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-async def tenant_for(tenants: Tenants, authorization: str | None) -> str:
-    """The tenant of the key in an ``Authorization`` header value; ``Unauthorized`` when
-    there is no valid, unrevoked key in it."""
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """A request's valid key and the tenant it acts for."""
+
+    key: ApiKey
+    tenant: str
+
+
+async def _key_of(tenants: Tenants, authorization: str | None) -> ApiKey:
     if not authorization:
         raise Unauthorized("an API key is required: send 'Authorization: Bearer <key>'")
     scheme, _, token = authorization.strip().partition(" ")
@@ -33,8 +55,46 @@ async def tenant_for(tenants: Tenants, authorization: str | None) -> str:
         raise Unauthorized("the Authorization header must read 'Bearer <key>'")
     key = await tenants.keys.verify(token.strip())
     if key is None:
-        raise Unauthorized("the API key is not valid (unknown, malformed or revoked)")
-    return key.tenant
+        raise Unauthorized("the API key is not valid (unknown, malformed, revoked or "
+                           "expired)")
+    return key
+
+
+async def caller_for(tenants: Tenants, headers: Headers, *, memory: bool = True) -> Caller:
+    """The key in ``Authorization`` and the tenant it acts for (its own, or the one
+    ``X-Memstrata-Tenant`` names under its prefix); ``Unauthorized`` without a valid key,
+    ``Forbidden`` for a tenant the key does not cover. Not for ``memory`` (key management),
+    the tenant is the key's own, prefix and all."""
+    key = await _key_of(tenants, headers.get("authorization"))
+    named = headers.get(TENANT_HEADER)
+    if not memory:
+        return Caller(key, key.tenant)
+    if named is None:
+        if key.is_prefix:
+            raise Forbidden(f"this key serves the tenants {key.tenant!r}: name the tenant of "
+                            f"the request in the {TENANT_HEADER} header")
+        return Caller(key, key.tenant)
+    tenant = check_tenant(named.strip(), TENANT_HEADER)
+    if not key.covers(tenant):
+        raise Forbidden(f"this key may not act for tenant {tenant!r} (it serves "
+                        f"{key.tenant!r})")
+    return Caller(key, tenant)
+
+
+async def tenant_for(tenants: Tenants, authorization: str | None) -> str:
+    """The tenant of the key in an ``Authorization`` header value; ``Unauthorized`` when
+    there is no valid key in it, ``Forbidden`` for a prefix key (it names no one tenant)."""
+    return (await caller_for(tenants, Headers({"authorization": authorization or ""}))).tenant
+
+
+def check_scope(caller: Caller, scope: str) -> None:
+    """``Forbidden`` unless the caller's key holds ``scope``."""
+    if scope not in caller.key.scopes:
+        raise Forbidden(f"this key may not {_VERBS.get(scope, scope)}: it needs the {scope!r} "
+                        f"scope (it has {', '.join(caller.key.scopes)})")
+
+
+_VERBS = {"read": "read memory", "write": "write memory", "admin": "manage API keys"}
 
 
 def tenants_of(request: Request) -> Tenants:
@@ -45,10 +105,29 @@ def tenants_of(request: Request) -> Tenants:
     return tenants
 
 
+async def admit(request: Request, scope: str) -> Caller:
+    """The request's caller, checked for ``scope`` and admitted by the service's rate limits
+    (``request.state.caller`` keeps it for the limits' accounting)."""
+    caller = await caller_for(tenants_of(request), request.headers, memory=scope != "admin")
+    check_scope(caller, scope)
+    request.state.caller = caller
+    limits = getattr(request.app.state, "limits", None)
+    if limits is not None:
+        await limits.admit(caller, request)
+    return caller
+
+
 async def memory_for(request: Request,
                      _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
                      ) -> Memory:
     """The caller's tenant's Memory (a FastAPI dependency of every ``/v1`` route)."""
-    tenants = tenants_of(request)
-    tenant = await tenant_for(tenants, request.headers.get("authorization"))
-    return tenants.get(tenant)
+    scope = "read" if request.method in _READING else "write"
+    caller = await admit(request, scope)
+    return tenants_of(request).get(caller.tenant)
+
+
+async def admin_for(request: Request,
+                    _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+                    ) -> Caller:
+    """The caller of a key-management route (a FastAPI dependency): needs ``admin``."""
+    return await admit(request, "admin")

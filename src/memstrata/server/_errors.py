@@ -10,6 +10,8 @@ InvalidInput                        422     invalid_input
 NotFound                            404     not_found
 TooLarge (a body or a message)      413     too_large
 Unauthorized                        401     unauthorized
+Forbidden                           403     forbidden
+RateLimited                         429     rate_limited
 ProviderError (and its subclasses)  502     provider_error
 Closed, NotReady, FlushTimeout      503     unavailable
 DiskFull                            507     disk_full
@@ -42,13 +44,26 @@ from ..errors import (
     StoreError,
 )
 
-__all__ = ["NotReady", "TooLarge", "Unauthorized", "error_body", "install_handlers"]
+__all__ = ["Forbidden", "NotReady", "RateLimited", "TooLarge", "Unauthorized", "error_body",
+           "install_handlers"]
 
 log = logging.getLogger("memstrata.server")
 
 
 class Unauthorized(MemstrataError):
     """No API key, or one that is malformed, unknown or revoked (HTTP 401)."""
+
+
+class Forbidden(MemstrataError):
+    """A valid key asked for what its scopes or tenants do not allow (HTTP 403)."""
+
+
+class RateLimited(MemstrataError):
+    """A key's request rate or a tenant's quota is used up (HTTP 429, ``Retry-After``)."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        self.retry_after = max(1, int(retry_after))
+        super().__init__(message)
 
 
 class NotReady(Closed):
@@ -84,6 +99,11 @@ def answer_for(exc: MemstrataError) -> JSONResponse:
         return _answer(413, "too_large", str(exc), exc.field)
     if isinstance(exc, Unauthorized):
         return _answer(401, "unauthorized", str(exc), headers={"WWW-Authenticate": "Bearer"})
+    if isinstance(exc, Forbidden):
+        return _answer(403, "forbidden", str(exc))
+    if isinstance(exc, RateLimited):
+        return _answer(429, "rate_limited", str(exc),
+                       headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ProviderError):
         return _answer(502, "provider_error", f"the model provider failed: {exc}")
     if isinstance(exc, Closed | FlushTimeout):
@@ -113,8 +133,9 @@ def field_of(loc: Sequence[Any]) -> str | None:
 
 
 _STATUS_KINDS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                 405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type",
-                 422: "invalid_input", 503: "unavailable"}
+                 405: "method_not_allowed", 408: "timeout", 413: "too_large",
+                 415: "unsupported_media_type", 422: "invalid_input", 429: "rate_limited",
+                 503: "unavailable"}
 
 
 def install_handlers(app: FastAPI) -> None:

@@ -25,7 +25,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from ..errors import MemstrataError
 from ..memory import Memory
-from ._auth import tenant_for, tenants_of
+from ._auth import admit, check_scope, tenants_of
 from ._errors import answer_for
 from ._mcp import build_mcp
 from ._mcp_wire import refusal
@@ -57,7 +57,10 @@ class _Endpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
         try:
-            tenant = await tenant_for(tenants_of(request), request.headers.get("authorization"))
+            # The tools read and write, so MCP needs a key that may do both.
+            caller = await admit(request, "read")
+            check_scope(caller, "write")
+            tenant = caller.tenant
         except MemstrataError as exc:
             await answer_for(exc)(scope, receive, send)
             return

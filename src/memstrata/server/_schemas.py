@@ -102,7 +102,11 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-_DESCRIPTIONS = {401: "No valid API key", 404: "No such session, message or record in "
+_DESCRIPTIONS = {401: "No valid API key",
+                 403: "The key's scopes or tenants do not allow this request",
+                 429: "The key's request rate or the tenant's quota is used up: wait "
+                      "Retry-After seconds",
+                 404: "No such session, message or record in "
                  "this tenant", 413: "The body or a field of it is too large",
                  422: "Invalid input (the field is named)",
                  500: "The database failed (store_error) or the service did (internal_error)",
@@ -126,9 +130,9 @@ def json_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 STORE = (500, 507)
 """What a route that reads or writes the database may answer: it failed, or its disk is full
 (PostgreSQL may need disk even for a read: a large sort spills to a temporary file)."""
-AUTHED = (401, 422, 503, *STORE)
-"""What every ``/v1`` route may answer: no key, invalid input, not ready, and, since each
-one reads or writes the database, ``STORE``."""
+AUTHED = (401, 403, 422, 429, 503, *STORE)
+"""What every ``/v1`` route may answer: no key, a key that may not, invalid input, a limit
+reached, not ready, and, since each one reads or writes the database, ``STORE``."""
 BODY = (413,)
 PROVIDER = (502,)
 

@@ -64,7 +64,8 @@ class Tenants:
         tenants = cls(store, root, background=background)
         try:
             for key in await tenants.keys.list():
-                if key.revoked_at is None:
+                # A prefix key's tenants are made as requests name them.
+                if key.revoked_at is None and not key.is_prefix:
                     tenants.get(key.tenant)
         except BaseException:
             await tenants.close()

@@ -49,7 +49,8 @@ TABLES: tuple[Table, ...] = (
            "outcome", "created_at", "expires_at", "hits", "search_text", "embedding",
            "embed_model", "embed_dim")),
     Table("api_keys", ("id",),
-          ("id", "tenant", "name", "secret_hash", "created_at", "revoked_at")),
+          ("id", "tenant", "name", "secret_hash", "created_at", "revoked_at", "scopes",
+           "expires_at", "rate_per_second", "messages_per_day", "stored_bytes")),
 )
 
 

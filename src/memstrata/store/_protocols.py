@@ -313,6 +313,15 @@ class KeyStore(Protocol):
         """How many keys, of every tenant, are not revoked."""
         ...
 
+    async def usage(self, tenant: str) -> tuple[int, int]:
+        """How many messages ``tenant`` holds and their stored size in bytes (for quotas)."""
+        ...
+
+    async def ping(self) -> None:
+        """Read the database once, as cheaply as it can be read (a readiness check); raises
+        ``StoreError`` when it cannot."""
+        ...
+
 
 class Store(MessageStore, Protocol):
     """A memstrata database: messages and sessions, plus its vector, run, error and key parts.

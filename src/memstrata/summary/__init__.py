@@ -2,7 +2,7 @@
 without one), the relevance filter of ``context(query=…)``, and the cron scheduler."""
 
 from ._relevance import select_relevant
-from ._runner import SummaryRunner
+from ._runner import TALLY, RunTally, SummaryRunner
 from ._scheduler import CronRunner
 
-__all__ = ["CronRunner", "SummaryRunner", "select_relevant"]
+__all__ = ["TALLY", "CronRunner", "RunTally", "SummaryRunner", "select_relevant"]

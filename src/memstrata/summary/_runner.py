@@ -30,7 +30,7 @@ from ._relevance import select_relevant
 from ._run import body_kind, run_summary
 from ._scheduler import next_retry
 
-__all__ = ["LEASE_TTL_NS", "SummaryRunner"]
+__all__ = ["LEASE_TTL_NS", "TALLY", "RunTally", "SummaryRunner"]
 
 LEASE_TTL_NS = 10 * 60 * 10**9
 _LEASE_POLL_S = 0.2
@@ -43,6 +43,19 @@ log = logging.getLogger("memstrata")
 class _Overtaken(Exception):
     """Another worker took the session's lease or saved its summary during this run (a wall
     clock that jumped forward expires a live lease early): this run stops unsaved."""
+
+
+@dataclasses.dataclass(slots=True)
+class RunTally:
+    """Summary runs with an LLM in this process since it started, and how many failed (what
+    the service's metrics report)."""
+
+    runs: int = 0
+    failures: int = 0
+
+
+TALLY = RunTally()
+"""The process's tally of summary runs."""
 
 
 class SummaryRunner:
@@ -195,11 +208,13 @@ class SummaryRunner:
             await self._fenced_save(tenant, session, owner, kind=body_kind(body), body=body,
                                     cursor=cursor, tokens_in=tokens_in, tokens_out=tokens_out)
 
+        TALLY.runs += 1
         try:
             result = await run_summary(llm, settings=self._settings, previous=current,
                                        messages=messages, save=save,
                                        decision_llm=self.decision_llm)
         except SummaryFailed as exc:
+            TALLY.failures += 1
             await self._store.runs.add_tokens(tenant, session, exc.result.unsaved_tokens_in,
                                               exc.result.unsaved_tokens_out)
             await self._store.runs.failed(tenant, session, str(exc), now=self._clock(),

@@ -77,6 +77,26 @@ async def check_key_revoke(store: Store) -> None:
     assert [k.revoked_at for k in await store.api_keys.all()] == [T0 + 5, None]
 
 
+async def check_key_scopes_expiry_and_limits(store: Store) -> None:
+    """Scopes, a tenant prefix, an expiry and limits read back as stored (a fractional rate
+    included); a key stored without them reads back with read and write and no limits; the
+    readiness ping reads."""
+    full = ApiKey(id="aaaa1111", tenant="acme/*", name=None, created_at=T0,
+                  scopes=("read", "admin"), expires_at=T0 + 10**12, rate_per_second=2.5,
+                  messages_per_day=1000, stored_bytes=5 << 30)
+    await store.api_keys.insert(full, secret_hash=_hash("s1"))
+    await store.api_keys.insert(_key("bbbb2222"), secret_hash=_hash("s2"))
+    got = await store.api_keys.get("aaaa1111")
+    assert got is not None and got[0] == full, got
+    plain = await store.api_keys.get("bbbb2222")
+    assert plain is not None and plain[0].scopes == ("read", "write"), plain
+    assert plain[0].expires_at is None and plain[0].rate_per_second is None, plain
+    assert [k.tenant for k in await store.api_keys.all("acme/*")] == ["acme/*"]
+    await store.api_keys.ping()
+    assert await store.api_keys.usage("acme/nobody") == (0, 0)
+
+
 KEY_CHECKS: Sequence[Check] = (
     check_key_insert_and_get, check_key_id_taken, check_key_list_by_tenant, check_key_revoke,
+    check_key_scopes_expiry_and_limits,
 )

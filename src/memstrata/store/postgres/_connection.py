@@ -41,7 +41,11 @@ T = TypeVar("T")
 Conn = psycopg.AsyncConnection[TupleRow]
 
 _POOL_MAX = 10
-_CONNECT_TIMEOUT_S = 10
+_CONNECT_TIMEOUT_S = 5
+# How long a call waits for a connection from the pool before it fails: an unreachable server
+# fails calls in seconds rather than holding every request (the pool keeps reconnecting in
+# the background, so calls work again once the server is back).
+_POOL_WAIT_S = 5.0
 _DISK_FULL = "53100"  # disk_full: a data file could not be extended (the WAL panics instead)
 _WRITE_RETRIES = 8
 
@@ -90,11 +94,11 @@ class Connection:
         # replaced there and then instead of failing the call that drew it.
         pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
             url, min_size=1, max_size=_POOL_MAX, open=False, configure=configure,
-            check=_check_idle,
+            check=_check_idle, timeout=_POOL_WAIT_S,
             kwargs={"autocommit": True, "connect_timeout": _CONNECT_TIMEOUT_S},
             name=f"memstrata {where}")
         try:
-            await pool.open(wait=True, timeout=_CONNECT_TIMEOUT_S * 3)
+            await pool.open(wait=True, timeout=_CONNECT_TIMEOUT_S * 6)
         except psycopg.Error as exc:
             await pool.close()
             raise StoreError(f"cannot open connections to PostgreSQL at {where}: "

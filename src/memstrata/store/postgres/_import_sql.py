@@ -33,7 +33,8 @@ SELECT seq, tenant, id, tool_name, keywords, symptom, cause, action, outcome, cr
 FROM error_records
 WHERE tenant = ANY(%s::text[]) AND (seq = ANY(%s::bigint[]) OR id = ANY(%s::text[]))""",
     "api_keys": """
-SELECT id, tenant, name, secret_hash, created_at, revoked_at
+SELECT id, tenant, name, secret_hash, created_at, revoked_at, scopes, expires_at,
+       rate_per_second, messages_per_day, stored_bytes
 FROM api_keys WHERE id = ANY(%s::text[])""",
 }
 
@@ -76,8 +77,9 @@ VALUES (%s, %s, %s, %s, %s::json, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,
         to_tsvector('memstrata_text', %s))
 ON CONFLICT (tenant, id) DO NOTHING""",
     "api_keys": """
-INSERT INTO api_keys (id, tenant, name, secret_hash, created_at, revoked_at)
-VALUES (%s, %s, %s, %s, %s, %s)
+INSERT INTO api_keys (id, tenant, name, secret_hash, created_at, revoked_at, scopes,
+                      expires_at, rate_per_second, messages_per_day, stored_bytes)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (id) DO NOTHING""",
 }
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 # Column order read by ``_keys._row_key``.
-KEY_COLUMNS = "id, tenant, name, created_at, revoked_at"
+KEY_COLUMNS = ("id, tenant, name, created_at, revoked_at, scopes, expires_at, rate_per_second, "
+               "messages_per_day, stored_bytes")
 
 INSERT_KEY = """
-INSERT INTO api_keys (id, tenant, name, secret_hash, created_at)
-VALUES (%(id)s, %(tenant)s, %(name)s, %(secret_hash)s, %(created_at)s)"""
+INSERT INTO api_keys (id, tenant, name, secret_hash, created_at, scopes, expires_at,
+                      rate_per_second, messages_per_day, stored_bytes)
+VALUES (%(id)s, %(tenant)s, %(name)s, %(secret_hash)s, %(created_at)s, %(scopes)s,
+        %(expires_at)s, %(rate_per_second)s, %(messages_per_day)s, %(stored_bytes)s)"""
 
 SELECT_KEY = f"SELECT {KEY_COLUMNS}, secret_hash FROM api_keys WHERE id = %s"
 
@@ -22,3 +25,9 @@ UPDATE api_keys SET revoked_at = coalesce(revoked_at, %s) WHERE id = %s
 RETURNING {KEY_COLUMNS}"""
 
 COUNT_ACTIVE_KEYS = "SELECT count(*) FROM api_keys WHERE revoked_at IS NULL"
+
+# The cheapest read of the database, for the service's readiness check.
+PING = "SELECT 1 FROM api_keys LIMIT 1"
+
+# What a tenant holds, for the service's quotas: its messages and their stored size.
+TENANT_USAGE = "SELECT count(*), coalesce(sum(size), 0) FROM messages WHERE tenant = %s"

@@ -177,4 +177,13 @@ CREATE TRIGGER messages_fts_from_search BEFORE INSERT ON messages FOR EACH ROW
     WHEN (NEW.search IS NOT NULL) EXECUTE FUNCTION memstrata_fts_from_search();
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+# Scoped keys: what a key may do (space-separated scopes), when it stops working, and its
+# limits (NULL: the service's default). Keys made before keep what they could do then: read
+# and write, never admin.
+_V3_KEY_SCOPES = """
+ALTER TABLE api_keys ADD COLUMN scopes text NOT NULL DEFAULT 'read write',
+    ADD COLUMN expires_at bigint, ADD COLUMN rate_per_second double precision,
+    ADD COLUMN messages_per_day bigint, ADD COLUMN stored_bytes bigint;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3_KEY_SCOPES)

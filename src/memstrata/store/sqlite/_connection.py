@@ -92,6 +92,11 @@ class Connection:
                 await self._call(empty_wal)
         await self._conn.close()
 
+    def verify_file(self) -> None:
+        """``StoreError`` when the path no longer names the file that is open."""
+        if self._identity is not None:
+            self._identity.verify()
+
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn(connection)`` in one read transaction: its statements see one snapshot."""
         return await self._call(_Transaction(fn, write=False))

@@ -304,10 +304,12 @@ def _copy_api_keys(src: sqlite3.Connection | None) -> list[Row]:
     """The service's API keys, when their table reads whole (a key half-read is no key)."""
     if src is None:
         return []
-    try:
-        return [tuple(r) for r in src.execute(sql.READ_API_KEYS)]
-    except sqlite3.DatabaseError:
-        return []
+    for query in (sql.READ_API_KEYS, sql.READ_OLD_API_KEYS):
+        try:
+            return [tuple(r) for r in src.execute(query)]
+        except sqlite3.DatabaseError:
+            continue
+    return []
 
 
 def _from_pages(source: str, out: sqlite3.Connection, messages: _Table, errors: _Table,

@@ -73,9 +73,15 @@ WRITE_SUMMARY = f"""
 INSERT OR IGNORE INTO summaries ({SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"""
 
 # -- API keys (a small table: read whole, or not at all when its pages are damaged) ---------
-API_KEY_COLUMNS = "id, tenant, name, secret_hash, created_at, revoked_at"
+API_KEY_COLUMNS = ("id, tenant, name, secret_hash, created_at, revoked_at, scopes, expires_at, "
+                   "rate_per_second, messages_per_day, stored_bytes")
 READ_API_KEYS = f"SELECT {API_KEY_COLUMNS} FROM api_keys ORDER BY id"
-WRITE_API_KEY = f"INSERT OR IGNORE INTO api_keys ({API_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+# A file from before scoped keys: its keys could read and write, and never expired.
+READ_OLD_API_KEYS = """
+SELECT id, tenant, name, secret_hash, created_at, revoked_at, 'read write', NULL, NULL, NULL,
+       NULL FROM api_keys ORDER BY id"""
+WRITE_API_KEY = (f"INSERT OR IGNORE INTO api_keys ({API_KEY_COLUMNS}) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 # -- rebuilding what derives from the copied rows --------------------------------------------
 ADD_MISSING_SESSIONS = (

@@ -272,5 +272,17 @@ _V8_FTS_MERGE = """
 INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 8);
 """
 
+# Scoped keys: what a key may do (space-separated scopes), when it stops working, and its
+# limits (NULL: the service's default). Keys made before keep what they could do then: read
+# and write, never admin.
+_V9_KEY_SCOPES = """
+ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'read write';
+ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+ALTER TABLE api_keys ADD COLUMN rate_per_second REAL;
+ALTER TABLE api_keys ADD COLUMN messages_per_day INTEGER;
+ALTER TABLE api_keys ADD COLUMN stored_bytes INTEGER;
+"""
+
 MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS, _V3_VECTORS, _V4_SUMMARY_RUNS, _V5_BACKGROUND,
-                               _V6_API_KEYS, _V7_DERIVED_SEARCH_TEXT, _V8_FTS_MERGE)
+                               _V6_API_KEYS, _V7_DERIVED_SEARCH_TEXT, _V8_FTS_MERGE,
+                               _V9_KEY_SCOPES)
