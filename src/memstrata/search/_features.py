@@ -264,23 +264,28 @@ def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
     acc = {name: np.zeros(n, dtype=np.float32) for name in names}
     total = np.zeros(n, dtype=np.float32)
     every = np.ones(n, dtype=np.bool_)
-    limit = np.maximum(np.float32(_RARE_MIN), np.float32(_RARE_SHARE) * g.size)
+    # Per session: its size, and how many of its messages may hold a rare term.
+    sizes = np.bincount(g.codes, minlength=g.count).astype(np.float32)
+    limit = np.maximum(np.float32(_RARE_MIN), np.float32(_RARE_SHARE) * sizes)
     for term in query.terms:
         docs, tf = _postings(own_terms, term)
-        df = np.bincount(g.codes[docs], minlength=g.count).astype(np.float32)[g.codes]
-        # The term's idf in each message's session (by the messages' own text).
-        idf = np.log1p((g.size - df + 0.5) / (df + 0.5)).astype(np.float32)
-        total += idf
+        df = np.bincount(g.codes[docs], minlength=g.count).astype(np.float32)
+        # The term's idf in each session (by the messages' own text).
+        idf_of = np.log1p((sizes - df + 0.5) / (df + 0.5)).astype(np.float32)
+        total += idf_of[g.codes] if g.count > 1 else idf_of[0]
         held = np.zeros(n, dtype=np.bool_)
         held[docs] = True
         every &= held
-        acc["cov_own"][docs] += idf[docs]
-        acc["bm25_own"][docs] += idf[docs] * tf * (_K1 + 1) / (tf + g.own_norm[docs])
+        session = g.codes[docs]
+        idf = idf_of[session]
+        acc["cov_own"][docs] += idf
+        acc["bm25_own"][docs] += idf * tf * (_K1 + 1) / (tf + g.own_norm[docs])
         acc["rare_own"][docs] = np.maximum(acc["rare_own"][docs],
-                                           (df[docs] <= limit[docs]).astype(np.float32))
+                                           (df[session] <= limit[session]).astype(np.float32))
         kdocs, ktf = _postings(key_terms, term)
-        acc["cov_key"][kdocs] += idf[kdocs]
-        acc["bm25_key"][kdocs] += idf[kdocs] * ktf * (_K1 + 1) / (ktf + g.key_norm[kdocs])
+        kidf = idf_of[g.codes[kdocs]]
+        acc["cov_key"][kdocs] += kidf
+        acc["bm25_key"][kdocs] += kidf * ktf * (_K1 + 1) / (ktf + g.key_norm[kdocs])
     if query.terms:
         scale = np.float32(1.0) / np.maximum(total, np.float32(1e-6))
         top = scale / np.float32(_K1 + 1.0)

@@ -122,7 +122,7 @@ OWN_WEIGHT = 0.2
 VERBATIM = 0.7
 _VERBATIM_LEAD = 1.0
 _VERBATIM_CANDIDATES = 256
-REFINE = 512
+REFINE = 256
 """A learned ranker's trees (if it has any) re-score this many of a search's best messages
 by its linear part (or eight times the hits asked for, if more); the rest keep the linear
 estimate, which is what ranks them below those."""
