@@ -1,0 +1,74 @@
+"""The library's contract, the same on every backend: a backup restored where it came from adds
+nothing, NUL is refused the same way everywhere, and ``Context`` says how many older messages
+no summary covers yet. Each test runs on a SQLite file and on a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from helpers import ManualClock
+
+from memstrata import Memory, Settings
+from memstrata.errors import InvalidInput
+
+PLAIN = Settings(embedder=None, summary_cron=None)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def mem(request: pytest.FixtureRequest, tmp_path: Path,
+              clock: ManualClock) -> AsyncIterator[Memory]:
+    if request.param == "sqlite":
+        url = str(tmp_path / "memory.db")
+        tenant = "default"
+    else:
+        url = request.getfixturevalue("pg_url")
+        tenant = request.node.name.removeprefix("test_").replace("[", ".")[:60].strip("]")
+        tenant = "".join(c if c.isalnum() or c in "._-" else "-" for c in tenant)
+    async with Memory.open(url, settings=PLAIN, tenant=tenant, background=False,
+                           clock=clock) as m:
+        yield m
+
+
+async def _export(mem: Memory, session: str) -> list[dict[str, object]]:
+    return [r async for r in mem.export(session)]
+
+
+async def test_restoring_a_backup_where_it_came_from_adds_nothing(mem: Memory) -> None:
+    await mem.add("trip", "user", "Two nights in Hualien?", sender="Mei")
+    await mem.add("trip", "assistant", "Yes, two nights.")
+    await mem.add("trip", "assistant", "Yes, two nights.")  # the same words twice: two messages
+    await mem.add("trip", "user", "Book it.", key="k-1")
+    backup = await _export(mem, "trip")
+    assert await mem.import_("trip", backup) == 0
+    assert await mem.import_("trip", [json.dumps(r) for r in backup]) == 0
+    after = await _export(mem, "trip")
+    assert after == backup
+    keys = [r["key"] for r in after]
+    assert len(set(keys)) == len(keys) == 4
+    # Into a fresh session: every message, once, however often it is imported.
+    assert await mem.import_("copy", after) == 4
+    assert await mem.import_("copy", after) == 0
+    copied = await _export(mem, "copy")
+    assert [r["content"] for r in copied] == [r["content"] for r in backup]
+    assert await mem.import_("copy", copied) == 0
+
+
+async def test_a_restored_backup_keeps_the_messages_added_since(mem: Memory) -> None:
+    await mem.add("s", "user", "first")
+    backup = await _export(mem, "s")
+    await mem.forget(int(str(backup[0]["id"])))
+    await mem.add("s", "user", "second")
+    assert await mem.import_("s", backup) == 1  # the forgotten one comes back, once
+    assert [m.content for m in (await mem.context("s")).messages] == ["second", "first"]
+    assert await mem.import_("s", backup) == 0
+
+
+async def test_a_record_under_an_id_of_another_message_is_added(mem: Memory) -> None:
+    first = await mem.add("s", "user", "hello")
+    record = {"type": "message", "id": first.id, "role": "user", "content": "other words",
+              "at": first.at}
+    assert await mem.import_("s", [record]) == 1
+    assert await mem.import_("s", [record]) == 0
