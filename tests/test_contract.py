@@ -72,3 +72,27 @@ async def test_a_record_under_an_id_of_another_message_is_added(mem: Memory) -> 
               "at": first.at}
     assert await mem.import_("s", [record]) == 1
     assert await mem.import_("s", [record]) == 0
+
+
+async def test_nul_is_refused_the_same_way_on_every_backend(mem: Memory) -> None:
+    writes = {
+        "content": lambda: mem.add("s", "user", "a\x00b"),
+        "sender": lambda: mem.add("s", "user", "ok", sender="M\x00ei"),
+        "key": lambda: mem.add("s", "user", "ok", key="k\x00"),
+        "items[1].content": lambda: mem.add_many("s", [{"role": "user", "content": "ok"},
+                                                       {"role": "user", "content": "\x00"}]),
+        "line 2: content": lambda: mem.import_("s", [
+            {"type": "message", "role": "user", "content": "ok"},
+            {"type": "message", "role": "user", "content": "x\x00"}]),
+        "symptom": lambda: mem.errors.write(tool_name="t", keywords=["k"], symptom="bad\x00",
+                                            action="retry"),
+    }
+    for field, write in writes.items():
+        with pytest.raises(InvalidInput) as err:
+            await write()
+        assert err.value.field == field and "NUL character (U+0000) at position" in \
+            err.value.reason and "on any backend" in err.value.reason, field
+    assert (await mem.context("s")).messages == []
+    # Inside meta (JSON), NUL is an escape both backends keep.
+    stored = await mem.add("s", "user", "ok", meta={"note": "x\x00y"})
+    assert (await mem.message(stored.id)) == stored

@@ -180,7 +180,7 @@ async def test_open_refuses_what_it_cannot_use(pg_server: PgServer) -> None:
 
 
 async def test_nul_is_refused_where_written_and_harmless_in_queries(mem: Memory) -> None:
-    # SQLite stores U+0000; PostgreSQL's text cannot, so it is invalid input there.
+    # PostgreSQL's text cannot hold U+0000, so it is invalid input (on every backend).
     for content, sender, field in (("a\x00b", None, "content"), ("ok", "N\x00", "sender")):
         with pytest.raises(InvalidInput) as err:
             await mem.add("s", "user", content, sender=sender)

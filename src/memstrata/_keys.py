@@ -20,7 +20,7 @@ from collections.abc import Callable
 from ._ingest import check_session
 from .errors import InvalidInput, NotFound
 from .store import KeyStore
-from .text import check_unicode
+from .text import check_stored_text
 from .types import ApiKey
 
 __all__ = ["KEY_ID_CHARS", "ApiKeys", "parse_key"]
@@ -58,7 +58,7 @@ def _check_name(name: object) -> str | None:
         return None
     if not isinstance(name, str) or len(name) > _MAX_NAME or any(c in name for c in "\r\n\t"):
         raise InvalidInput("name", f"must be one line of at most {_MAX_NAME} characters")
-    return check_unicode(name, "name").strip() or None
+    return check_stored_text(name, "name").strip() or None
 
 
 class ApiKeys:
