@@ -5,7 +5,7 @@ no summary covers yet. Each test runs on a SQLite file and on a real PostgreSQL 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -75,7 +75,7 @@ async def test_a_record_under_an_id_of_another_message_is_added(mem: Memory) -> 
 
 
 async def test_nul_is_refused_the_same_way_on_every_backend(mem: Memory) -> None:
-    writes = {
+    writes: dict[str, Callable[[], Awaitable[object]]] = {
         "content": lambda: mem.add("s", "user", "a\x00b"),
         "sender": lambda: mem.add("s", "user", "ok", sender="M\x00ei"),
         "key": lambda: mem.add("s", "user", "ok", key="k\x00"),
