@@ -20,7 +20,7 @@ from ..client import MemoryAPI
 from ..errors import InvalidInput
 from ..store import check_file
 from ..types import Hit, Message
-from ._app import app, asks, confirm, emit_json, err, exits, fail, get_state, note, out, run
+from ._app import app, asks, confirm, emit_json, err, exits, fail, get_state, out, run
 from ._index import catch_up
 from ._lookup import Missing, lookup, missing
 from ._render import (
@@ -227,7 +227,9 @@ def stats(ctx: typer.Context,
           session: Annotated[str, typer.Argument(help="Session id.")]) -> None:
     """Counts, hot tier, cutoff, summary cursor and cost of one session."""
     state = get_state(ctx)
-    st = run(state, lambda mem: mem.stats(session))
+    st = run(state, lambda mem: lookup(mem, session))
+    if isinstance(st, Missing):
+        st.fail()
     data = dataclasses.asdict(st)
     if state.json:
         emit_json(data)
@@ -275,12 +277,12 @@ def reset(ctx: typer.Context,
           ) -> None:
     """Delete a session's messages (keeping its summary unless --mode all)."""
     state = get_state(ctx)
+    # Looked up first on a terminal and in a script alike: a misspelled session is an error
+    # (exit 2, naming the sessions it may have meant), never a quiet success.
+    found = run(state, lambda mem: lookup(mem, session))
+    if isinstance(found, Missing):
+        found.fail()
     if asks(yes):
-        found = run(state, lambda mem: lookup(mem, session))
-        if isinstance(found, Missing):
-            note(f"{found.message}: nothing to reset", session=session,
-                 suggestions=found.suggestions)
-            return
         what = _counted(found.messages, "message")
         summary = " and its summary" if found.summary_kind is not None else ""
         confirm(f"Reset session {session!r}: summarise it, then delete its {what} (the summary "
@@ -299,10 +301,10 @@ def remove(ctx: typer.Context,
            yes: Annotated[bool, _YES] = False) -> None:
     """Delete a session from every stratum."""
     state = get_state(ctx)
+    found = run(state, lambda mem: lookup(mem, session))
+    if isinstance(found, Missing):
+        found.fail()
     if asks(yes):
-        found = run(state, lambda mem: lookup(mem, session))
-        if isinstance(found, Missing):
-            found.fail()
         summary = " and its summary" if found.summary_kind is not None else ""
         confirm(f"Remove session {session!r}: delete its "
                 f"{_counted(found.messages, 'message')}{summary} from every stratum?")
