@@ -96,3 +96,18 @@ async def test_nul_is_refused_the_same_way_on_every_backend(mem: Memory) -> None
     # Inside meta (JSON), NUL is an escape both backends keep.
     stored = await mem.add("s", "user", "ok", meta={"note": "x\x00y"})
     assert (await mem.message(stored.id)) == stored
+
+
+async def test_context_counts_the_older_messages_no_summary_covers(mem: Memory) -> None:
+    window = mem.settings.window_messages
+    await mem.add_many("s", [{"role": "user", "content": f"message {i}"} for i in range(window)])
+    assert (await mem.context("s")).unsummarized == 0  # the window holds everything
+    await mem.add_many("s", [{"role": "user", "content": f"more {i}"} for i in range(5)])
+    ctx = await mem.context("s")
+    assert ctx.summary_kind is None and ctx.unsummarized == 5
+    await mem.summarize("s")  # no model: a digest of everything before the window
+    ctx = await mem.context("s")
+    assert ctx.summary_kind == "digest" and ctx.unsummarized == 0
+    await mem.add_many("s", [{"role": "user", "content": f"later {i}"} for i in range(3)])
+    assert (await mem.context("s", query="later")).unsummarized == 3
+    assert (await mem.context("other")).unsummarized == 0

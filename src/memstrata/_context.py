@@ -48,6 +48,10 @@ class Context:
     system_prompt: str
     turn_context: dict[str, str] | None
     timezone: str = "UTC"
+    unsummarized: int = 0
+    """Messages older than the window that the summary does not cover yet (none, when there
+    is no summary): the model sees nothing of them. Run ``summarize()`` (or let the
+    scheduler or ``memstrata worker`` do it) to bring them into the summary."""
 
     def window(self) -> list[dict[str, str]]:
         """The window messages as ``{"role", "content"}``, each with its header line."""
@@ -87,12 +91,13 @@ def turn_message(summary: Summary) -> dict[str, str]:
 
 
 def pack(session: str, window: Sequence[Message], summary: Summary | None,
-         timezone: str) -> Context:
+         timezone: str, unsummarized: int = 0) -> Context:
     """The Context of a session from its window and stored summary."""
     if summary is None or not summary.body:
         return Context(session=session, messages=list(window), summary=None,
                        summary_kind=None, system_prompt="", turn_context=None,
-                       timezone=timezone)
+                       timezone=timezone, unsummarized=unsummarized)
     return Context(session=session, messages=list(window), summary=dict(summary.body),
                    summary_kind=summary.kind, system_prompt=SYSTEM_PROMPT,
-                   turn_context=turn_message(summary), timezone=timezone)
+                   turn_context=turn_message(summary), timezone=timezone,
+                   unsummarized=unsummarized)

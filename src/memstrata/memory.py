@@ -292,9 +292,25 @@ class Memory:
             check_unicode(query, "query")
         window, summary = await self._store.window_and_summary(
             self.tenant, session, self.settings.window_messages)
+        behind = await self._unsummarized(session, window, summary)
         if summary is not None and query:
             summary = await self._runner.relevant(self.tenant, summary, query)
-        return pack(session, window, summary, self.settings.timezone)
+        return pack(session, window, summary, self.settings.timezone, behind)
+
+    async def _unsummarized(self, session: str, window: list[Message],
+                            summary: Summary | None) -> int:
+        """How many messages older than the window no summary covers: all of them without a
+        summary, those after its cursor with one (a summary without a cursor, e.g. imported,
+        covers everything before the window)."""
+        if len(window) < self.settings.window_messages:
+            return 0  # the window holds the whole session
+        first = window[0].id
+        if summary is None:
+            row = await self._store.session(self.tenant, session)
+            return max(0, (row.messages if row is not None else 0) - len(window))
+        if summary.cursor is None or summary.cursor >= first - 1:
+            return 0
+        return await self._store.count_between(self.tenant, session, summary.cursor, first)
 
     async def search(self, session: str | None, query: str, *, match: str | None = None,
                      time_range: str = "all", limit: int | None = None,

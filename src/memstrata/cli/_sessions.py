@@ -131,6 +131,11 @@ def context(
         if ctx_.turn_context is not None:
             console.rule("summary")
             print_summary(console, ctx_)
+        if ctx_.unsummarized:
+            console.print(Text(f"{ctx_.unsummarized:,} older message"
+                               f"{'s are' if ctx_.unsummarized != 1 else ' is'} not in the "
+                               f"summary yet: memstrata summarize {session}", style="yellow"),
+                          soft_wrap=True)
 
 
 def _split_words(words: list[str], all_: bool) -> tuple[str | None, str]:

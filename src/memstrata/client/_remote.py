@@ -142,7 +142,8 @@ class RemoteMemory:
                        summary=summary, summary_kind=kind,
                        system_prompt=data.get("system_prompt") or "",
                        turn_context=_turn_context(data.get("turn_context")),
-                       timezone=self.settings.timezone)
+                       timezone=self.settings.timezone,
+                       unsummarized=_count(data.get("unsummarized")))
 
     async def search(self, session: str | None, query: str, *, match: str | None = None,
                      time_range: str = "all", limit: int | None = None,
@@ -281,6 +282,10 @@ def _session_path(session: str) -> str:
         segment = segment.replace(".", "%2E")  # "." and ".." are path steps, not names
     return f"/v1/sessions/{segment}"
 
+
+def _count(value: object) -> int:
+    """A non-negative count from a response (0 from a server that does not send it)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _turn_context(value: Any) -> dict[str, str] | None:

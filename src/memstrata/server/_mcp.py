@@ -78,6 +78,8 @@ class ContextResult(BaseModel):
     turn_context: str | None = Field(
         description="the user message that carries the summary: send it after the window "
                     "and before the new input")
+    unsummarized: int = Field(
+        0, description="messages older than the window that the summary does not cover yet")
 
 
 async def resolve(memory_for: MemoryFor, request: Any) -> Memory:
@@ -203,7 +205,8 @@ class _Handlers:
         return ContextResult(session=got.session,
                              messages=[message_out(m) for m in got.messages],
                              summary=got.summary, summary_kind=got.summary_kind,
-                             system_prompt=got.system_prompt or None, turn_context=turn)
+                             system_prompt=got.system_prompt or None, turn_context=turn,
+                             unsummarized=got.unsummarized)
 
 
 def _published(definitions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

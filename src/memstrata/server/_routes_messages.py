@@ -113,7 +113,8 @@ async def context(session: str, mem: Mem,
     else:
         messages = [message_out(m) for m in ctx.messages]
     return ContextOut(session=session, format=format, messages=messages, summary=ctx.summary,
-                      summary_kind=ctx.summary_kind, system_prompt=system, turn_context=turn)
+                      summary_kind=ctx.summary_kind, system_prompt=system, turn_context=turn,
+                      unsummarized=ctx.unsummarized)
 
 
 async def _search(mem: Memory, session: str | None, q: str, match: str | None,
