@@ -44,6 +44,8 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 
+from typing import cast
+
 import _peers_langchain
 import _peers_llamaindex
 import _peers_mem0
@@ -54,6 +56,7 @@ from locomo import DATA, Conversation, Scores, load, search_or_none
 
 from memstrata import Memory, Settings
 from memstrata.providers import Embedder, HashEmbedder, LocalEmbedder
+from memstrata.types import Role
 
 WINDOW = 20
 SESSION = "peers:chat"
@@ -122,7 +125,7 @@ async def run_memstrata(work: Path, emb: Embedder, turns: list[tuple[str, str, s
             await mem.context(SESSION)
             ctx.append(_ms(t0))
             t0 = time.perf_counter_ns()
-            await mem.add(SESSION, role, text, sender=sender)
+            await mem.add(SESSION, cast("Role", role), text, sender=sender)
             spent += _ms(t0) / 1000
         log("memstrata: flush (the indexer embeds what was written)")
         start = time.perf_counter()

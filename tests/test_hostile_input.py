@@ -14,7 +14,7 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from memstrata import Memory, Settings
 from memstrata.errors import InvalidInput
+from memstrata.types import MatchMode
 
 SPECIAL = ["\ud800", "\udfff", "\udc80", "\x00", "\ufeff", "\u202e", "\u2066", "\u200f",
            '"', "'", "*", "NEAR", "OR", "AND", "NOT", "(", ")", ":", "^", "-", "\\", ";",
@@ -94,7 +95,7 @@ def test_queries_in_every_match_mode_raise_nothing_but_invalid_input(
     sessions: tuple[str | None, ...] = ("s", None)
     for match, session in itertools.product(("keyword", "semantic", "hybrid"), sessions):
         got = _only_invalid_input(loop, functools.partial(mem.search, session, query,
-                                                          match=match))
+                                                          match=cast("MatchMode", match)))
         if _has_surrogate(query):
             assert isinstance(got, InvalidInput) and got.field == "query"
     _only_invalid_input(loop, lambda: mem.context("s", query=query))

@@ -45,7 +45,7 @@ async def test_add_context_and_keyword_search(mem: Memory, pg_url: str) -> None:
     assert a.id < b.id < c.id and c.at == T0
     ctx = await mem.context("trip")
     assert [m.id for m in ctx.messages] == [a.id, b.id, c.id] and ctx.summary is None
-    assert ctx.to_openai()[-1]["content"].endswith("我妹妹想去花蓮看太魯閣。")
+    assert str(ctx.to_openai()[-1]["content"]).endswith("我妹妹想去花蓮看太魯閣。")
     assert [h.message.id for h in await mem.search("trip", "花蓮", match="keyword")] == [c.id]
     assert [h.message.id for h in await mem.search("trip", "太魯閣", match="keyword")] == [c.id]
     train = await mem.search("trip", "train", match="keyword")  # stemmed: trains, train

@@ -36,7 +36,17 @@ from .store import Store, check_target, open_store
 from .summary import CronRunner, SummaryRunner
 from .text import check_unicode
 from .tools import Tools
-from .types import Hit, Message, SessionInfo, SessionStats, Summary
+from .types import (
+    Hit,
+    MatchMode,
+    Message,
+    ResetMode,
+    Role,
+    SessionInfo,
+    SessionStats,
+    Summary,
+    TimeRange,
+)
 
 __all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory"]
 
@@ -207,7 +217,7 @@ class Memory:
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def add(self, session: str, role: str, content: str | list[Any], *,
+    async def add(self, session: str, role: Role, content: str | list[Any], *,
                   sender: str | None = None, at: int | None = None,
                   meta: Mapping[str, Any] | None = None, key: str | None = None) -> Message:
         """Store one message; when this returns, it is committed."""
@@ -312,8 +322,8 @@ class Memory:
             return 0
         return await self._store.count_between(self.tenant, session, summary.cursor, first)
 
-    async def search(self, session: str | None, query: str, *, match: str | None = None,
-                     time_range: str = "all", limit: int | None = None,
+    async def search(self, session: str | None, query: str, *, match: MatchMode | None = None,
+                     time_range: TimeRange = "all", limit: int | None = None,
                      exclude_window: bool = True, min_score: float | None = None) -> list[Hit]:
         """Search one session (or, with ``session=None``, every session of the tenant).
 
@@ -342,7 +352,7 @@ class Memory:
             raise NotFound(f"no message with id {mid} in tenant {self.tenant!r}")
         return runs[mid]
 
-    async def recent(self, session: str | None, *, time_range: str = "all",
+    async def recent(self, session: str | None, *, time_range: TimeRange = "all",
                      limit: int | None = None, before_id: int | None = None) -> list[Message]:
         """Recent messages, newest first, paged by ``before_id`` (the ``list`` tool mode)."""
         self._scope(session)
@@ -404,7 +414,7 @@ class Memory:
             other = await self._indexer.other_model_vectors()
         return SessionStats.of(row, summary, run, backlog=backlog, other_model_vectors=other)
 
-    async def reset(self, session: str, mode: str = "summary") -> None:
+    async def reset(self, session: str, mode: ResetMode = "summary") -> None:
         """``summary``: summarise everything, then delete the messages and keep the summary
         (a failed summary aborts the reset). ``all``: delete messages and summary."""
         self._session(session)

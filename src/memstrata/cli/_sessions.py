@@ -8,7 +8,7 @@ import json
 import shlex
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, cast
 from zoneinfo import ZoneInfo
 
 import typer
@@ -19,7 +19,7 @@ from .._context import Context, format_time
 from ..client import MemoryAPI
 from ..errors import InvalidInput
 from ..store import check_file
-from ..types import Hit, Message
+from ..types import Hit, MatchMode, Message, Role, TimeRange
 from ._app import app, asks, confirm, emit_json, err, exits, fail, get_state, out, run
 from ._index import catch_up
 from ._lookup import Missing, lookup, missing
@@ -86,7 +86,8 @@ def add(
     state = get_state(ctx)
 
     async def work(mem: MemoryAPI) -> Message:
-        return await mem.add(session, role, text, sender=sender, at=_parse_at(at, state.tz()))
+        return await mem.add(session, cast("Role", role), text, sender=sender,
+                             at=_parse_at(at, state.tz()))
 
     m = run(state, work)
     if state.json:
@@ -184,7 +185,8 @@ def search(
         gone = await missing(mem, session) if session is not None else None
         if mem.embedder is not None and mode != "keyword" and gone is None:
             await catch_up(mem, quiet=state.json, strict=mode == "semantic")
-        hits = await mem.search(session, query, match=mode, time_range=time_range,
+        hits = await mem.search(session, query, match=cast("MatchMode | None", mode),
+                                time_range=cast("TimeRange", time_range),
                                 limit=limit, exclude_window=exclude_window)
         if not hits and mem.embedder is not None and mode != "keyword":
             pending = await mem.index_backlog(session)  # indexing failed or fell behind

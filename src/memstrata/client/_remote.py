@@ -21,7 +21,16 @@ from .._ingest import check_message_id, check_session
 from .._opening import Opening
 from ..config import Settings
 from ..errors import FlushTimeout, InvalidInput, NotFound
-from ..types import Hit, Message, SessionInfo, SessionStats
+from ..types import (
+    Hit,
+    MatchMode,
+    Message,
+    ResetMode,
+    Role,
+    SessionInfo,
+    SessionStats,
+    TimeRange,
+)
 from . import _wire as wire
 from ._errormem import RemoteErrors
 from ._http import Http
@@ -106,7 +115,7 @@ class RemoteMemory:
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def add(self, session: str, role: str, content: str | list[Any], *,
+    async def add(self, session: str, role: Role, content: str | list[Any], *,
                   sender: str | None = None, at: int | None = None,
                   meta: Mapping[str, Any] | None = None, key: str | None = None) -> Message:
         """Store one message; when this returns, the server has committed it."""
@@ -145,8 +154,8 @@ class RemoteMemory:
                        timezone=self.settings.timezone,
                        unsummarized=_count(data.get("unsummarized")))
 
-    async def search(self, session: str | None, query: str, *, match: str | None = None,
-                     time_range: str = "all", limit: int | None = None,
+    async def search(self, session: str | None, query: str, *, match: MatchMode | None = None,
+                     time_range: TimeRange = "all", limit: int | None = None,
                      exclude_window: bool = True, min_score: float | None = None) -> list[Hit]:
         """Search one session (or every session of the tenant with ``session=None``)."""
         path = "/v1/search" if session is None else f"{_session_path(session)}/search"
@@ -165,7 +174,7 @@ class RemoteMemory:
                 wire.message(data["message"]),
                 *(wire.message(m) for m in data.get("after", []))]
 
-    async def recent(self, session: str | None, *, time_range: str = "all",
+    async def recent(self, session: str | None, *, time_range: TimeRange = "all",
                      limit: int | None = None, before_id: int | None = None) -> list[Message]:
         """One session's messages, newest first, paged by ``before_id``."""
         if session is None:
@@ -236,7 +245,7 @@ class RemoteMemory:
     async def stats(self, session: str) -> SessionStats:
         return wire.session_stats(await self._http.get_json(_session_path(session)))
 
-    async def reset(self, session: str, mode: str = "summary") -> None:
+    async def reset(self, session: str, mode: ResetMode = "summary") -> None:
         await self._http.send_json("POST", f"{_session_path(session)}/reset", {"mode": mode},
                                    slow=True)
 
