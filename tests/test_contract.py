@@ -4,7 +4,9 @@ no summary covers yet. Each test runs on a SQLite file and on a real PostgreSQL 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import pydoc
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -111,3 +113,16 @@ async def test_context_counts_the_older_messages_no_summary_covers(mem: Memory) 
     await mem.add_many("s", [{"role": "user", "content": f"later {i}"} for i in range(3)])
     assert (await mem.context("s", query="later")).unsummarized == 3
     assert (await mem.context("other")).unsummarized == 0
+
+
+def test_help_shows_how_to_open_and_what_there_is() -> None:
+    shown = pydoc.plain(pydoc.render_doc(Memory))
+    assert " object at 0x" not in shown and "<from settings>" in shown
+    assert "use ``Memory.open(...)``" in shown
+    assert "errors\n" in shown and "memory of tool errors" in shown
+    tools = pydoc.plain(pydoc.render_doc(Memory.tools))
+    assert all(name in tools for name in ("chat_history", "error_history", "write_error"))
+    with pytest.raises(TypeError, match=r"write `mem = await Memory\.open\(\.\.\.\)` or "
+                                        r"`async with Memory\.open\(\.\.\.\) as mem:`; without "
+                                        r"asyncio use memstrata\.SyncMemory\.open"):
+        asyncio.run(Memory.open(":memory:"))

@@ -3,9 +3,9 @@ that ``Memory.open`` returns. No I/O happens here."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from types import TracebackType
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .config import Settings
 from .providers import LLM, Embedder, make_embedder, make_llm
@@ -15,6 +15,9 @@ __all__ = ["UNSET", "Models", "Opening", "Unset", "choose_models"]
 
 class Unset:
     """Marks an argument that was not passed (``None`` means "none", not "default")."""
+
+    def __repr__(self) -> str:
+        return "<from settings>"  # what help() shows as the default
 
 
 UNSET = Unset()
@@ -27,15 +30,32 @@ class Closable(Protocol):
 C = TypeVar("C", bound=Closable)
 
 
-class Opening(Generic[C]):
-    """``Memory.open(...)``: awaitable, and usable as ``async with`` (which closes it)."""
+class Opening(Coroutine[Any, Any, C]):
+    """``Memory.open(...)``: awaitable, and usable as ``async with`` (which closes it).
 
-    def __init__(self, make: Callable[[], Awaitable[C]]) -> None:
+    It is not a coroutine to run on its own: handed to ``asyncio.run`` (or a task), it raises
+    a ``TypeError`` that says what to write instead, since a memory opened by
+    ``asyncio.run`` would outlive the event loop it was opened on."""
+
+    def __init__(self, make: Callable[[], Awaitable[C]], name: str = "Memory.open(...)") -> None:
         self._make = make
+        self._name = name
         self._opened: C | None = None
 
     def __await__(self) -> Generator[Any, None, C]:
         return self._make().__await__()
+
+    def send(self, value: Any) -> Any:
+        raise TypeError(
+            f"{self._name} is not run on its own: inside a coroutine write `mem = await "
+            f"{self._name}` or `async with {self._name} as mem:`; without asyncio use "
+            "memstrata.SyncMemory.open(...), which runs the memory on a thread of its own")
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        raise typ if val is None else val
+
+    def close(self) -> None:
+        return None
 
     async def __aenter__(self) -> C:
         self._opened = await self._make()

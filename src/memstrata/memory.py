@@ -61,12 +61,18 @@ _SWEEP_INTERVAL_S = 60.0
 class Memory:
     """Layered conversation memory for one tenant of one database.
 
-    Open with ``await Memory.open(path)`` or ``async with Memory.open(path) as mem``.
+    Open with ``mem = await Memory.open(path)`` or ``async with Memory.open(path) as mem``
+    (without asyncio: ``SyncMemory.open(path)``). Write with ``add``/``add_many``; before each
+    model call read ``context(session)``; look back with ``search``, ``recent`` and ``read``;
+    ``mem.errors`` is the tenant's memory of tool errors, ``mem.tools(session)`` the tools a
+    model can call; ``close()`` when done.
     """
 
     def __init__(self, store: Store, settings: Settings, *, tenant: str, clock: Clock,
                  embedder: Embedder | None = None, llm: LLM | None = None,
                  decision_llm: LLM | None = None, owns_store: bool = True) -> None:
+        """Wires parts that are already built and opened; a memory is not made this way:
+        use ``Memory.open(...)``, which builds them from the settings."""
         self._store = store
         self.settings = settings
         self.tenant = tenant
@@ -87,9 +93,14 @@ class Memory:
                                      clock=clock)
         self._transfer = Transfer(store, max_chars=settings.max_content_chars,
                                   policy=self._policy, clock=clock)
-        self.errors = ErrorMemory(store.errors, tenant=tenant, settings=settings,
-                                  embedder=embedder, clock=clock)
-        """The tenant's cross-session memory of tool errors and their fixes."""
+        self._errors = ErrorMemory(store.errors, tenant=tenant, settings=settings,
+                                   embedder=embedder, clock=clock)
+
+    @property
+    def errors(self) -> ErrorMemory:
+        """The tenant's cross-session memory of tool errors and how they were handled
+        (``write``, ``search``, ``hint``, ``read``, ``list``, ``delete``)."""
+        return self._errors
 
     def _make_searcher(self) -> Searcher:
         vectors = self._store.vectors if self.embedder is not None else None
@@ -460,7 +471,11 @@ class Memory:
     # -- tools and checks ------------------------------------------------------------------
 
     def tools(self, session: str) -> Tools:
-        """The model-facing tools (``chat_history``) bound to a session."""
+        """The model-facing tools bound to a session: ``chat_history`` (search, list and read
+        this conversation's history), ``error_history`` (look up tool errors met before and
+        how they were handled) and ``write_error`` (record one). ``.openai()`` and
+        ``.anthropic()`` give their definitions, ``await .execute(name, arguments)`` runs a
+        call and returns the text the model should see."""
         return Tools(self, self._session(session))
 
     async def check(self) -> list[str]:

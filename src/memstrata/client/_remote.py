@@ -76,7 +76,7 @@ class RemoteMemory:
                 await mem.close()
                 raise
             return mem
-        return Opening(make)
+        return Opening(make, "RemoteMemory.open(...)")
 
     async def connect(self) -> None:
         """Check the key and learn its tenant (``Unauthorized`` if the server refuses it)."""
