@@ -124,7 +124,7 @@ async def check_bad_input(session: ClientSession) -> None:
         session, "remember", session="s1", role="user", content="   ")
     assert "session: must be 1-128 characters" in await error_text(
         session, "remember", session="no spaces allowed", role="user", content="hi")
-    assert "no message with id 987654" in await error_text(
+    assert "id: message 987654 is not in this conversation" in await error_text(
         session, "chat_history", session="s1", mode="read", id=987654)
     assert "mode: must be one of search, list, read" in await error_text(
         session, "chat_history", session="s1", mode="delete")

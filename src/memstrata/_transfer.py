@@ -204,6 +204,15 @@ def _line_record(item: Any, where: str) -> Mapping[str, Any] | None:
     return item
 
 
+def _without_bom(item: Any) -> Any:
+    """A file's first line without the byte-order mark some editors write (UTF-8 BOM)."""
+    if isinstance(item, bytes) and item.startswith(b"\xef\xbb\xbf"):
+        return item[3:]
+    if isinstance(item, str) and item.startswith("\ufeff"):
+        return item[1:]
+    return item
+
+
 def parse_records(session: str, records: Iterable[Any], *, now: int,
                   max_chars: int) -> ParsedImport:
     """Validate exported records (dicts or JSON lines); at most one summary record."""
@@ -211,6 +220,8 @@ def parse_records(session: str, records: Iterable[Any], *, now: int,
     occurrences = _Occurrences()
     for number, item in enumerate(records, start=1):
         where = f"line {number}"
+        if number == 1:
+            item = _without_bom(item)
         record = _line_record(item, where)
         if record is None:
             continue
@@ -270,7 +281,7 @@ def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
     """
     if isinstance(history, str | bytes):
         try:
-            history = json.loads(history)
+            history = json.loads(_without_bom(history))
         except json.JSONDecodeError as exc:
             raise InvalidInput("history", f"is not valid JSON ({exc.msg} at line {exc.lineno}"
                                f", column {exc.colno})") from exc

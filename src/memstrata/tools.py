@@ -182,7 +182,10 @@ class Tools:
             # isdecimal, not isdigit: int() refuses digits such as "²".
             if isinstance(mid, str) and mid.lstrip("#").isdecimal():
                 mid = int(mid.lstrip("#"))
-            messages = await self._memory.read(mid)  # type: ignore[arg-type]
+            try:
+                messages = await self._memory.read(mid)  # type: ignore[arg-type]
+            except NotFound:
+                messages = []  # the model sees this conversation only: no tenant, no other ids
             if not any(m.session == self.session for m in messages):
                 return f"Error: id: message {mid} is not in this conversation."
             return "\n".join(("> " if m.id == mid else "  ") + self._line(m) for m in messages)

@@ -148,6 +148,14 @@ def _split_words(words: list[str], all_: bool) -> tuple[str | None, str]:
     return (None, words[0]) if all_ else (words[0], words[1])
 
 
+def _within(time_range: str) -> str:
+    """The time range of an empty search result, said (nothing for ``all``)."""
+    spans = {"1d": "day", "7d": "7 days", "1m": "30 days", "1y": "year"}
+    if time_range not in spans:
+        return ""
+    return f" in the last {spans[time_range]} (--time-range {time_range})"
+
+
 @app.command()
 def search(
     ctx: typer.Context,
@@ -199,11 +207,11 @@ def search(
     if state.json:
         emit_json([hit_json(h, tz) for h in hits])
     elif not hits and pending:
-        out().print(f"no messages match {query!r} yet: indexing is pending for {pending} "
-                    "message(s), which search by meaning cannot see until they are embedded; "
-                    "search again later, or use --match keyword")
+        out().print(f"no messages match {query!r}{_within(time_range)} yet: indexing is "
+                    f"pending for {pending} message(s), which search by meaning cannot see "
+                    "until they are embedded; search again later, or use --match keyword")
     elif not hits:
-        out().print(f"no messages match {query!r}")
+        out().print(f"no messages match {query!r}{_within(time_range)}")
     else:
         out().print(hits_table(hits, tz, show_session=session is None))
 

@@ -123,9 +123,14 @@ async def context(session: str, mem: Mem,
 async def _search(mem: Memory, session: str | None, q: str, match: str | None,
                   time_range: str, limit: int | None, min_score: float | None,
                   exclude_window: bool) -> SearchOut:
-    hits = await mem.search(session, q, match=cast("MatchMode | None", match),
-                            time_range=cast("TimeRangeValue", time_range), limit=limit,
-                            exclude_window=exclude_window, min_score=min_score)
+    try:
+        hits = await mem.search(session, q, match=cast("MatchMode | None", match),
+                                time_range=cast("TimeRangeValue", time_range), limit=limit,
+                                exclude_window=exclude_window, min_score=min_score)
+    except InvalidInput as exc:
+        if exc.field != "query":
+            raise
+        raise InvalidInput("q", exc.reason) from exc  # the parameter's name on this route
     status: Literal["ok", "no_match", "indexing_pending"] = "ok"
     if not hits:
         semantic = mem.embedder is not None and match != "keyword"
