@@ -122,7 +122,13 @@ def test_help_shows_how_to_open_and_what_there_is() -> None:
     assert "errors\n" in shown and "memory of tool errors" in shown
     tools = pydoc.plain(pydoc.render_doc(Memory.tools))
     assert all(name in tools for name in ("chat_history", "error_history", "write_error"))
-    with pytest.raises(TypeError, match=r"write `mem = await Memory\.open\(\.\.\.\)` or "
-                                        r"`async with Memory\.open\(\.\.\.\) as mem:`; without "
-                                        r"asyncio use memstrata\.SyncMemory\.open"):
-        asyncio.run(Memory.open(":memory:"))
+    with pytest.raises(ValueError, match=r"write `mem = await Memory\.open\(\.\.\.\)` or "
+                                         r"`async with Memory\.open\(\.\.\.\) as mem:`; "
+                                         r"without asyncio use memstrata\.SyncMemory\.open"):
+        asyncio.run(Memory.open(":memory:"))  # type: ignore[arg-type]
+    loop = asyncio.new_event_loop()  # helpers that take any awaitable still take it
+    try:
+        opened = loop.run_until_complete(Memory.open(":memory:", background=False))
+        loop.run_until_complete(opened.close())
+    finally:
+        loop.close()

@@ -3,9 +3,9 @@ that ``Memory.open`` returns. No I/O happens here."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Generator
 from types import TracebackType
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from .config import Settings
 from .providers import LLM, Embedder, make_embedder, make_llm
@@ -30,12 +30,13 @@ class Closable(Protocol):
 C = TypeVar("C", bound=Closable)
 
 
-class Opening(Coroutine[Any, Any, C]):
+class Opening(Generic[C]):
     """``Memory.open(...)``: awaitable, and usable as ``async with`` (which closes it).
 
-    It is not a coroutine to run on its own: handed to ``asyncio.run`` (or a task), it raises
-    a ``TypeError`` that says what to write instead, since a memory opened by
-    ``asyncio.run`` would outlive the event loop it was opened on."""
+    It is not a coroutine: ``asyncio.run`` refuses it, and its error shows this object's
+    ``repr``, which says what to write instead (a memory opened by ``asyncio.run`` would
+    outlive the event loop it was opened on). Event-loop helpers that take any awaitable
+    (``run_until_complete``, ``gather``, ``wait_for``) accept it."""
 
     def __init__(self, make: Callable[[], Awaitable[C]], name: str = "Memory.open(...)") -> None:
         self._make = make
@@ -45,17 +46,11 @@ class Opening(Coroutine[Any, Any, C]):
     def __await__(self) -> Generator[Any, None, C]:
         return self._make().__await__()
 
-    def send(self, value: Any) -> Any:
-        raise TypeError(
-            f"{self._name} is not run on its own: inside a coroutine write `mem = await "
-            f"{self._name}` or `async with {self._name} as mem:`; without asyncio use "
-            "memstrata.SyncMemory.open(...), which runs the memory on a thread of its own")
-
-    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
-        raise typ if val is None else val
-
-    def close(self) -> None:
-        return None
+    def __repr__(self) -> str:
+        return (f"{self._name}, which is not run on its own: inside a coroutine write `mem = "
+                f"await {self._name}` or `async with {self._name} as mem:`; without asyncio "
+                "use memstrata.SyncMemory.open(...), which runs the memory on a thread of its "
+                "own")
 
     async def __aenter__(self) -> C:
         self._opened = await self._make()
