@@ -17,11 +17,13 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from _offtopic import SYMBOL_QUERIES, off_topic_for
 
 from memstrata import Hit, Memory
 from memstrata.search._bm25 import tokens
+from memstrata.types import MatchMode
 
 __all__ = ["FLOORS", "Precision", "check_conversation", "report_precision"]
 
@@ -65,24 +67,25 @@ async def check_conversation(mem: Memory, session: str, texts: Sequence[str],
     for mode in PRECISION_MODES:
         for q in off:
             out.abstained[mode].append(not _matched(await mem.search(
-                session, q, match=mode, limit=10, exclude_window=False)))
+                session, q, match=cast("MatchMode", mode), limit=10, exclude_window=False)))
         for q in SYMBOL_QUERIES:
             out.symbols[mode].append(not _matched(await mem.search(
-                session, q, match=mode, limit=10, exclude_window=False)))
+                session, q, match=cast("MatchMode", mode), limit=10, exclude_window=False)))
     if curve:
         position = {mid: i for i, mid in enumerate(ids)}
         for mode in PRECISION_MODES:
             for floor in FLOORS:
                 for q, evidence in questions:
-                    hits = _matched(await mem.search(session, q, match=mode, limit=10,
-                                                     exclude_window=False, min_score=floor))
+                    hits = _matched(await mem.search(
+                        session, q, match=cast("MatchMode", mode), limit=10,
+                        exclude_window=False, min_score=floor))
                     ranked = [position[h.message.id] for h in hits]
                     for k in (5, 10):
                         out.curve_recall[mode, floor, k].append(
                             len(evidence & set(ranked[:k])) / len(evidence))
                 for q in off:
                     out.curve_abstained[mode, floor].append(not _matched(await mem.search(
-                        session, q, match=mode, limit=10, exclude_window=False,
+                        session, q, match=cast("MatchMode", mode), limit=10, exclude_window=False,
                         min_score=floor)))
     rng = random.Random(7)
     picks = rng.sample(range(len(texts)), min(samples, len(texts)))
@@ -117,8 +120,8 @@ async def _time_range(mem: Memory, session: str, out: Precision, now: int) -> No
     since = now - 7 * _DAY
     for q in ("what did we talk about", "family", "work", "weekend plans"):
         for mode in PRECISION_MODES:
-            hits = await mem.search(session, q, match=mode, time_range="7d", limit=8,
-                                    exclude_window=False)
+            hits = await mem.search(session, q, match=cast("MatchMode", mode), time_range="7d",
+                                    limit=8, exclude_window=False)
             out.range_hits += len(hits)
             out.old_hits += sum(h.message.at < since for h in hits)
 

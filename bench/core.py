@@ -46,7 +46,7 @@ import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from _anatomy import Anatomy, anatomy
@@ -61,6 +61,7 @@ from _corpus import ABSENT_WORDS, Corpus, build, chinese_queries, english_querie
 
 from memstrata import Memory, Settings
 from memstrata.providers import Vectors
+from memstrata.types import Role
 
 WINDOW = 20
 TARGET_CONTEXT_P99_MS = 2.0
@@ -269,7 +270,7 @@ async def bench_target(res: Results, corpus: Corpus, target: str, samples: int,
                  for i in range(samples)]
         start = time.perf_counter()
         for sid, role, text in fresh:
-            await mem.add(sid, role, text)
+            await mem.add(sid, cast("Role", role), text)
         res.rates[f"{name}_add"] = samples / (time.perf_counter() - start)
 
 

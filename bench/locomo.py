@@ -36,13 +36,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from _precision import Precision, check_conversation, report_precision
 
 from memstrata import Hit, InvalidInput, Memory, Settings
 from memstrata.providers import Embedder, HashEmbedder, LocalEmbedder, Vectors
 from memstrata.text import fts_match_expression, query_terms
+from memstrata.types import MatchMode
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "locomo"
 KS = (1, 5, 10, 25, 50)
@@ -293,7 +294,7 @@ async def _timed(mem: Memory, queries: list[str], mode: str) -> list[float]:
     times = []
     for q in queries:
         t0 = time.perf_counter()
-        await mem.search("big", q, match=mode, **_NO_FLOOR)
+        await mem.search("big", q, match=cast("MatchMode", mode), **_NO_FLOOR)
         times.append((time.perf_counter() - t0) * 1000)
     return times
 

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version as pkg_version
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("MEM0_TELEMETRY", "False")
@@ -54,6 +54,7 @@ from locomo import DATA, Conversation, Scores, load, search_or_none
 
 from memstrata import Memory, Settings
 from memstrata.providers import Embedder, HashEmbedder, LocalEmbedder
+from memstrata.types import Role
 
 WINDOW = 20
 SESSION = "peers:chat"
@@ -122,7 +123,7 @@ async def run_memstrata(work: Path, emb: Embedder, turns: list[tuple[str, str, s
             await mem.context(SESSION)
             ctx.append(_ms(t0))
             t0 = time.perf_counter_ns()
-            await mem.add(SESSION, role, text, sender=sender)
+            await mem.add(SESSION, cast("Role", role), text, sender=sender)
             spent += _ms(t0) / 1000
         log("memstrata: flush (the indexer embeds what was written)")
         start = time.perf_counter()

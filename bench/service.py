@@ -36,13 +36,14 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from _corpus import build, english_queries, make_message
 from _load import Conn, Phase, closed_loop, percentile, process_cpu
 
 from memstrata import Memory, Settings
+from memstrata.types import Role
 
 TENANT = "bench"
 WRITE_SESSIONS = 200
@@ -100,7 +101,8 @@ async def in_process(path: Path, ids: Sequence[str], args: argparse.Namespace,
                            background=False) as mem:
         async def add(n: int, rng: random.Random) -> str | None:
             role = rng.choice(("user", "assistant"))
-            await mem.add(f"w-{rng.randrange(WRITE_SESSIONS)}", role, make_message(rng, role))
+            await mem.add(f"w-{rng.randrange(WRITE_SESSIONS)}", cast("Role", role),
+                          make_message(rng, role))
             return None
 
         async def context(n: int, rng: random.Random) -> str | None:

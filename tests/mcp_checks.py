@@ -71,7 +71,7 @@ async def check_listing(session: ClientSession) -> None:
     assert "hybrid" in history["properties"]["match"]["enum"]
     assert listed["remember"].input_schema["required"] == ["session", "role", "content"]
     outputs = {name: tool.output_schema or {} for name, tool in listed.items()}
-    assert set(outputs["context"]["properties"]) >= {"messages", "summary"}
+    assert set(outputs["context"]["properties"]) >= {"messages", "summary", "unsummarized"}
     assert outputs["write_error"]["properties"]["text"]["type"] == "string"
 
 
@@ -89,6 +89,11 @@ async def check_every_tool(session: ClientSession) -> list[int]:
     assert [m["content"] for m in context["messages"]] == [
         "Let's take the train to Hualien.", "Agreed: the train on April 14."]
     assert context["summary"] is None and context["turn_context"] is None
+    assert context["unsummarized"] == 0
+    for i in range(20):
+        await call(session, "remember", session="long", role="user", content=f"turn {i}")
+    context = await call(session, "context", session="long")
+    assert context["unsummarized"] == 20 - len(context["messages"]) > 0
 
     found = await call(session, "chat_history", session="trip", mode="search",
                        keyword="Hualien", match="keyword")
@@ -119,7 +124,7 @@ async def check_bad_input(session: ClientSession) -> None:
         session, "remember", session="s1", role="user", content="   ")
     assert "session: must be 1-128 characters" in await error_text(
         session, "remember", session="no spaces allowed", role="user", content="hi")
-    assert "no message with id 987654" in await error_text(
+    assert "id: message 987654 is not in this conversation" in await error_text(
         session, "chat_history", session="s1", mode="read", id=987654)
     assert "mode: must be one of search, list, read" in await error_text(
         session, "chat_history", session="s1", mode="delete")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -348,3 +349,16 @@ def test_core_history_error_names_the_field_as_written() -> None:
                                                 "sendAt": "12"}])
 
     asyncio.run(go())
+
+
+def test_the_demo_explains_what_it_shows(tmp_path: Path) -> None:
+    shown = " ".join(ok(cli(tmp_path / "d.db", "demo",
+                            env={"MEMSTRATA_EMBEDDER": "hash:64"})).stdout.split())
+    assert "search '\"NEAR\" OR (' (keyword): 2 hits Search syntax is not interpreted" in shown
+    header = re.search(r"search 'beef noodle soup for dinner' \(semantic\): (\d+) hits? and "
+                       r"(\d+) messages? around (?:it|them) \(·\)", shown)
+    assert header is not None, shown
+    for legend in ("hot_messages, hot_bytes: the messages after the cutoff",
+                   "cutoff: the id up to which", "cursor: the id of the newest message the "
+                   "summary covers", "index_backlog: messages still waiting"):
+        assert legend in shown

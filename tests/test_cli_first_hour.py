@@ -48,7 +48,7 @@ def test_json_works_after_the_command_too(db: Path) -> None:
 BAD_INPUT = [
     (["add", "s", "robot", "hi"], "InvalidInput", "role"),
     (["search", "s", "x", "--time-range", "2w"], "InvalidInput", "time_range"),
-    (["stats", "nothing-here"], "NotFound", None),
+    (["stats", "nothing-here"], "NotFound", "session"),
     (["forget", "abc"], "UsageError", "ID"),
     (["reset", "s", "--mode", "sometimes"], "UsageError", "--mode"),
     (["stats"], "UsageError", "session"),
@@ -216,7 +216,25 @@ def test_a_terminal_asking_about_a_missing_session_says_so(db: Path) -> None:
     assert result.returncode == 2 and "[y/N]" not in result.stderr
     assert "no session 'trpi'" in result.stderr and "did you mean 'trip'" in result.stderr
     result = on_terminal(db, "reset", "trpi", answer="y\n")
-    assert result.returncode == 0 and "nothing to reset" in result.stderr
+    assert result.returncode == 2 and "[y/N]" not in result.stderr
+    assert "session: no session 'trpi'" in result.stderr and "did you mean 'trip'" in \
+        result.stderr
+    assert len(contents(db, "trip")) == 1
+
+
+@pytest.mark.parametrize("command", ["reset", "remove", "stats"])
+def test_a_misspelled_session_is_an_error_in_scripts_too(db: Path, command: str) -> None:
+    ok(cli(db, "add", "trip", "user", "the train to Hualien"))
+    result = cli(db, command, "tirp", "--yes") if command != "stats" else \
+        cli(db, command, "tirp")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "error: session: no session 'tirp' in tenant 'default' (did you mean 'trip'?)" \
+        in " ".join(result.stderr.split())
+    as_json_error = cli(db, "--json", command, "tirp")
+    assert as_json_error.exit_code == 2 and as_json_error.stdout == ""
+    error = json.loads(as_json_error.stderr.strip().splitlines()[-1])["error"]
+    assert error["type"] == "NotFound" and error["field"] == "session"
+    assert error["suggestions"] == ["trip"]
     assert len(contents(db, "trip")) == 1
 
 

@@ -169,7 +169,7 @@ def test_contains_phrase_respects_word_edges() -> None:
 
 # -- every surface answers a refused query as bad input -----------------------------------
 
-def test_http_answers_422_naming_query(tmp_path: Path) -> None:
+def test_http_answers_422_naming_q(tmp_path: Path) -> None:
     db = str(tmp_path / "memory.db")
     key = make_key(db, "acme")
     with running_server(db, settings=Settings(summary_cron=None)) as url, \
@@ -180,7 +180,7 @@ def test_http_answers_422_naming_query(tmp_path: Path) -> None:
             bad = api.get(path, params={"q": "the", "match": "keyword"})
             assert bad.status_code == 422, bad.text
             error = bad.json()["error"]
-            assert error["type"] == "invalid_input" and error["field"] == "query"
+            assert error["type"] == "invalid_input" and error["field"] == "q"  # as sent
             assert "stop words" in error["message"]
         assert api.get("/v1/sessions/s/search",
                        params={"q": "the", "match": "hybrid"}).status_code == 200

@@ -126,8 +126,10 @@ async def test_two_tenants_are_isolated(db: str, base_url: str) -> None:
                    symptom="acme quota exceeded", action="raised the quota")
     async with mcp_session(base_url, globex) as session:
         assert (await call(session, "context", session="shared-name"))["messages"] == []
-        assert f"no message with id {mine['id']}" in await error_text(
-            session, "chat_history", session="shared-name", mode="read", id=mine["id"])
+        refused = await error_text(session, "chat_history", session="shared-name",
+                                   mode="read", id=mine["id"])
+        assert f"id: message {mine['id']} is not in this conversation" in refused
+        assert "acme" not in refused and "globex" not in refused
         nothing = await call(session, "chat_history", session="shared-name", mode="search",
                              keyword="secret", match="keyword")
         assert nothing["text"].startswith("No messages match")

@@ -27,7 +27,10 @@ from memstrata.server._mcp import build_mcp
 
 # The subprocess's settings: a deterministic embedder (semantic modes offered, nothing to
 # load) and no summary schedule.
-ENV = {"MEMSTRATA_EMBEDDER": "hash:64", "MEMSTRATA_SUMMARY_CRON": "none"}
+# The server process imports the same memstrata as the tests (a PYTHONPATH that points at a
+# checkout is kept: the MCP client passes only a few variables of its own environment on).
+ENV = {"MEMSTRATA_EMBEDDER": "hash:64", "MEMSTRATA_SUMMARY_CRON": "none",
+       **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
 COMMAND = [sys.executable, "-m", "memstrata"]
 _READ_TIMEOUT_S = 60.0
 

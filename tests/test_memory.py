@@ -90,7 +90,7 @@ async def test_context_window_and_headers(db_path: str, clock: ManualClock) -> N
         assert wire[0] == {"role": "system", "content": "You are helpful."}
         # T0 is 2026-05-28 20:26 UTC, i.e. 2026-05-29 04:26 in Taipei.
         assert wire[1]["content"] == "[2026-05-29 04:26 · Ann]\nm2"
-        assert wire[2]["content"].startswith("[2026-05-29 04:26 · assistant]\n")
+        assert str(wire[2]["content"]).startswith("[2026-05-29 04:26 · assistant]\n")
         anthropic = ctx.to_anthropic()
         assert anthropic["system"] == "" and len(anthropic["messages"]) == 4
 
@@ -109,7 +109,7 @@ async def test_digest_summary_reaches_the_context(db_path: str, clock: ManualClo
         assert ctx.system_prompt == SYSTEM_PROMPT
         assert ctx.turn_context is not None and "automatic digest" in ctx.turn_context["content"]
         wire = ctx.to_openai("sys")
-        assert wire[0]["content"].startswith("sys\n\n## Prior Conversation Context")
+        assert str(wire[0]["content"]).startswith("sys\n\n## Prior Conversation Context")
         assert wire[-1] == ctx.turn_context
         # Nothing new: the summary is returned unchanged.
         assert await mem.summarize("s") == body
@@ -184,7 +184,7 @@ async def test_sessions_stats_reset_remove(mem: Memory, clock: ManualClock) -> N
     await mem.reset("b", mode="all")
     assert (await mem.context("b")).summary is None and (await mem.stats("b")).messages == 0
     with pytest.raises(InvalidInput):
-        await mem.reset("a", mode="everything")
+        await mem.reset("a", mode="everything")  # type: ignore[arg-type]
     assert await mem.remove("a") and not await mem.remove("a")
     with pytest.raises(NotFound):
         await mem.stats("a")

@@ -25,10 +25,11 @@ from test_cli import cli, ok
 
 from memstrata import Memory, Settings
 from memstrata._keys import ApiKeys
-from memstrata.errors import StoreError
+from memstrata.errors import InvalidInput, StoreError
 from memstrata.providers import HashEmbedder
 from memstrata.store import migrate, open_store
-from memstrata.types import MigrationReport
+from memstrata.testing._common import OFF
+from memstrata.types import Draft, MigrationReport
 
 PLAIN = Settings(embedder=None, summary_cron=None)
 DIM = 32
@@ -245,13 +246,37 @@ async def test_a_target_with_other_data_for_the_same_ids_is_refused(tmp_path: Pa
             f"first file {i}" for i in range(5)]
 
 
-async def test_text_postgresql_cannot_store_is_named(tmp_path: Path, fresh: str) -> None:
+async def test_every_row_with_nul_is_named_before_anything_is_written(tmp_path: Path,
+                                                                     fresh: str) -> None:
     path = str(tmp_path / "nul.db")
     async with Memory.open(path, settings=PLAIN, background=False) as mem:
-        await mem.add("chat", "user", "fine")
-        bad = await mem.add("chat", "user", "before\x00after")
-    with pytest.raises(StoreError, match=rf"messages \(id={bad.id}\) holds a NUL character"):
+        with pytest.raises(InvalidInput, match=r"U\+0000"):  # refused on SQLite too
+            await mem.add("chat", "user", "before\x00after")
+        fine = await mem.add("chat", "user", "fine")
+    # A file written before NUL was refused holds some: the store itself still takes them.
+    store = await open_store(path)
+    try:
+        first, second = await store.append("default", "chat", [
+            Draft(role="user", content="before\x00after", at=T0, size=12),
+            Draft(role="assistant", content="ok", sender="At\x00las", at=T0, size=2)],
+            now=T0, policy=OFF)
+    finally:
+        await store.close()
+    with pytest.raises(StoreError) as err:
         await migrate(path, fresh)
+    assert f"messages (id={first.id}): content" in str(err.value)
+    assert f"messages (id={second.id}): sender" in str(err.value)
+    assert "2 rows" in str(err.value) and "Nothing was written" in str(err.value)
+    assert _count_messages(fresh) == 0
+    refused = await asyncio.to_thread(cli, None, "migrate", "--from", path, "--to", fresh)
+    assert refused.exit_code == 1 and f"messages (id={second.id}): sender" in refused.stderr
+    # Fixed in the source, the same command runs from the start to the end.
+    async with Memory.open(path, settings=PLAIN, background=False) as mem:
+        assert await mem.forget(first.id) and await mem.forget(second.id)
+    report = await migrate(path, fresh)
+    assert not report.differences and _count_messages(fresh) == 1
+    async with Memory.open(fresh, settings=PLAIN, background=False) as mem:
+        assert [m.id for m in (await mem.context("chat")).messages] == [fine.id]
 
 
 def test_command_line_json_report_and_exit_codes(tmp_path: Path, fresh: str) -> None:

@@ -116,7 +116,7 @@ async def test_item_text_is_searchable_and_in_the_window(mem: Memory) -> None:
                             exclude_window=False)
     assert any(h.message.content.startswith("What is the weather?\n[image]") for h in hits)
     ctx = await mem.context("trip")
-    contents = [m["content"] for m in ctx.to_openai()]
+    contents = [str(m.get("content")) for m in ctx.to_openai()]
     assert any("Sunny in 花蓮." in c for c in contents)
     # The image's bytes and the encrypted reasoning are kept, not shown as text.
     assert not any("AAAA" in c or "EEEE" in c for c in contents)

@@ -45,7 +45,7 @@ async def test_add_context_and_keyword_search(mem: Memory, pg_url: str) -> None:
     assert a.id < b.id < c.id and c.at == T0
     ctx = await mem.context("trip")
     assert [m.id for m in ctx.messages] == [a.id, b.id, c.id] and ctx.summary is None
-    assert ctx.to_openai()[-1]["content"].endswith("我妹妹想去花蓮看太魯閣。")
+    assert str(ctx.to_openai()[-1]["content"]).endswith("我妹妹想去花蓮看太魯閣。")
     assert [h.message.id for h in await mem.search("trip", "花蓮", match="keyword")] == [c.id]
     assert [h.message.id for h in await mem.search("trip", "太魯閣", match="keyword")] == [c.id]
     train = await mem.search("trip", "train", match="keyword")  # stemmed: trains, train
@@ -180,7 +180,7 @@ async def test_open_refuses_what_it_cannot_use(pg_server: PgServer) -> None:
 
 
 async def test_nul_is_refused_where_written_and_harmless_in_queries(mem: Memory) -> None:
-    # SQLite stores U+0000; PostgreSQL's text cannot, so it is invalid input there.
+    # PostgreSQL's text cannot hold U+0000, so it is invalid input (on every backend).
     for content, sender, field in (("a\x00b", None, "content"), ("ok", "N\x00", "sender")):
         with pytest.raises(InvalidInput) as err:
             await mem.add("s", "user", content, sender=sender)

@@ -20,12 +20,14 @@ searched whole (``exclude_window=False``).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from typing import cast
 
 import pytest
 import pytest_asyncio
 
 from memstrata import Hit, Memory
 from memstrata.search._bm25 import tokens
+from memstrata.types import MatchMode
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -239,7 +241,8 @@ def _matched(hits: Sequence[Hit]) -> list[Hit]:
 
 async def _search(mem: Memory, session: str | None, query: str, mode: str, *,
                   limit: int | None = None, min_score: float | None = None) -> list[Hit]:
-    return await mem.search(session, query, match=mode, exclude_window=False, limit=limit,
+    return await mem.search(session, query, match=cast("MatchMode", mode), exclude_window=False,
+                            limit=limit,
                             min_score=min_score)
 
 

@@ -71,6 +71,7 @@ BAD_LINES: dict[str, str | bytes] = {
     "blank content": _message(" \n\t"),
     "long content": _message("x" * (MAX_CHARS + 1)),
     "surrogate": '{"type": "message", "role": "user", "content": "bad \\ud800 text"}',
+    "NUL": _message("NUL \x00 in text"),
     "at text": _message("x", at="yesterday"), "at negative": _message("x", at=-1),
     "at future": _message("x", at=FUTURE), "at huge": _message("x", at=10**30),
     "at NaN": '{"type": "message", "role": "user", "content": "x", "at": NaN}',
@@ -81,7 +82,7 @@ BAD_LINES: dict[str, str | bytes] = {
     "not UTF-8": b'{"type": "message", "role": "user", "content": "\xff\xfe"}',
 }
 GOOD_LINES = [_message(t) for t in CORPUS] + [
-    "", "   ", _message("NUL \x00 and \x1b escape"), _message("x", at=T0 - DAY, sender="Mei"),
+    "", "   ", _message("escape \x1b and bell \x07"), _message("x", at=T0 - DAY, sender="Mei"),
     json.dumps({"type": "message", "role": "assistant", "content": "ok", "meta": {"k": [1]}})]
 BAD_ITEMS: dict[str, Any] = {
     "not an object": "x", "role": {"role": "robot", "content": "x"},

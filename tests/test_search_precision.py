@@ -291,11 +291,11 @@ async def test_a_query_embeds_on_one_blas_thread(local: LocalEmbedder) -> None:
 async def test_tool_schema_states_the_real_default(db_path: str, tmp_path: Path) -> None:
     async with Memory.open(db_path, settings=SETTINGS, embedder=CountingEmbedder(),
                            background=False) as mem:
-        match = mem.tools("s").openai()[0]["function"]["parameters"]["properties"]["match"]
+        match = mem.tools("s").definitions()[0]["parameters"]["properties"]["match"]
         assert "default hybrid" in match["description"]
     async with Memory.open(str(tmp_path / "k.db"), settings=Settings(embedder=None),
                            background=False) as mem:
-        match = mem.tools("s").openai()[0]["function"]["parameters"]["properties"]["match"]
+        match = mem.tools("s").definitions()[0]["parameters"]["properties"]["match"]
         assert "default keyword" in match["description"]
 
 

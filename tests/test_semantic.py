@@ -163,7 +163,7 @@ async def test_hybrid_is_default_and_semantic_needs_an_embedder(tmp_path: Path) 
         await mem.flush()
         hits = await mem.search("s", "kayak", exclude_window=False)
         assert {h.source for h in hits} == {"hybrid"}
-        assert mem.tools("s").openai()[0]["function"]["parameters"]["properties"]["match"][
+        assert mem.tools("s").definitions()[0]["parameters"]["properties"]["match"][
             "enum"] == ["keyword", "semantic", "hybrid"]
     async with Memory.open(str(tmp_path / "b.db"), settings=SETTINGS, embedder=None) as mem:
         with pytest.raises(InvalidInput):

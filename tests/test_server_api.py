@@ -95,12 +95,13 @@ def test_context_in_each_format(api: httpx.Client) -> None:
     plain = api.get("/v1/sessions/ctx-1/context").json()
     assert plain["format"] == "plain" and plain["summary"] is None
     assert [m["content"] for m in plain["messages"]] == [f"turn {i}" for i in range(2, 6)]
+    assert plain["unsummarized"] == 2  # turns 0 and 1: older than the window, no summary
     openai = api.get("/v1/sessions/ctx-1/context", params={"format": "openai"}).json()
     assert openai["messages"][0]["role"] == "user"
     assert openai["messages"][0]["content"].endswith("]\nturn 2")
     api.post("/v1/sessions/ctx-1/summarize").raise_for_status()
     anthropic = api.get("/v1/sessions/ctx-1/context", params={"format": "anthropic"}).json()
-    assert anthropic["summary_kind"] == "digest"
+    assert anthropic["summary_kind"] == "digest" and anthropic["unsummarized"] == 0
     assert anthropic["system_prompt"]
     assert anthropic["messages"][-1]["content"] == anthropic["turn_context"]
     empty = api.get("/v1/sessions/never-written/context").json()
@@ -210,6 +211,10 @@ def test_bad_input_is_422_naming_the_field(api: httpx.Client) -> None:
         (api.post("/v1/sessions/has space/messages", json={"role": "user", "content": "x"}),
          "session"),
         (api.post("/v1/sessions/s/messages", json={"role": "user"}), "content"),
+        (api.post("/v1/sessions/s/messages", json={"role": "user", "content": 5}), "content"),
+        (api.get("/v1/sessions/s/search"), "q"),
+        (api.get("/v1/sessions/s/search", params={"q": " "}), "q"),
+        (api.get("/v1/search", params={"q": ""}), "q"),
         (api.post("/v1/sessions/s/messages", json={"role": "user", "content": "x",
                                                    "colour": 1}), "colour"),
         (api.get("/v1/sessions/s/search", params={"q": "x", "time_range": "soon"}),

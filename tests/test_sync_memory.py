@@ -9,7 +9,7 @@ import inspect
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from helpers import ManualClock
@@ -29,6 +29,7 @@ from memstrata import (
 )
 from memstrata._sync import call_async
 from memstrata.providers import HashEmbedder, Vectors
+from memstrata.types import Role
 
 SETTINGS = Settings(embedder=None, summary_cron=None)
 TURNS = [
@@ -41,7 +42,7 @@ TURNS = [
 
 def _fill(mem: SyncMemory, session: str = "trip") -> None:
     for role, text in TURNS:
-        mem.add(session, role, text, sender="Mei" if role == "user" else "Atlas")
+        mem.add(session, cast("Role", role), text, sender="Mei" if role == "user" else "Atlas")
 
 
 def test_results_equal_the_async_api(tmp_path: Path) -> None:
@@ -177,7 +178,7 @@ def test_errors_are_the_async_api_types(tmp_path: Path) -> None:
 
     with SyncMemory.open(db, settings=SETTINGS, background=False) as mem:
         sync_types = [
-            raised(lambda: mem.add("s", "robot", "x")),
+            raised(lambda: mem.add("s", "robot", "x")),  # type: ignore[arg-type]
             raised(lambda: mem.read(999)),
             raised(lambda: mem.stats("missing")),
             raised(lambda: mem.search("s", "x", match="semantic")),
@@ -187,7 +188,7 @@ def test_errors_are_the_async_api_types(tmp_path: Path) -> None:
     async def async_types() -> list[type[BaseException]]:
         async with Memory.open(db, settings=SETTINGS, background=False) as amem:
             return [
-                await raised_async(lambda: amem.add("s", "robot", "x")),
+                await raised_async(lambda: amem.add("s", "robot", "x")),  # type: ignore[arg-type]
                 await raised_async(lambda: amem.read(999)),
                 await raised_async(lambda: amem.stats("missing")),
                 await raised_async(lambda: amem.search("s", "x", match="semantic")),

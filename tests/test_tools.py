@@ -13,7 +13,8 @@ async def test_schemas(mem: Memory) -> None:
     openai, *errors = tools.openai()
     assert [e["function"]["name"] for e in errors] == ["error_history", "write_error"]
     assert openai["type"] == "function" and openai["function"]["name"] == "chat_history"
-    params = openai["function"]["parameters"]
+    params = tools.definitions()[0]["parameters"]
+    assert openai["function"].get("parameters") == params
     assert params["properties"]["mode"]["enum"] == ["search", "list", "read"]
     # Without an embedder, only literal matching is offered.
     assert params["properties"]["match"]["enum"] == ["keyword"]

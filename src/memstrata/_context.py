@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from .types import Message, Summary
+from .types import AnthropicMessage, AnthropicPrompt, Message, OpenAIMessage, Summary
 
 __all__ = ["SYSTEM_PROMPT", "Context", "format_time", "header", "pack"]
 
@@ -48,6 +48,10 @@ class Context:
     system_prompt: str
     turn_context: dict[str, str] | None
     timezone: str = "UTC"
+    unsummarized: int = 0
+    """Messages older than the window that the summary does not cover yet (none, when there
+    is no summary): the model sees nothing of them. Run ``summarize()`` (or let the
+    scheduler or ``memstrata worker`` do it) to bring them into the summary."""
 
     def window(self) -> list[dict[str, str]]:
         """The window messages as ``{"role", "content"}``, each with its header line."""
@@ -58,22 +62,31 @@ class Context:
     def _system(self, system: str | None) -> str:
         return "\n\n".join(p for p in (system or "", self.system_prompt) if p)
 
-    def to_openai(self, system: str | None = None) -> list[dict[str, str]]:
-        """``[system, *window, turn_context]``: append the new user input and send."""
-        out: list[dict[str, str]] = []
+    def _turns(self) -> list[tuple[str, str]]:
+        """``(role, content)`` of the window, then of the turn context."""
+        turns = [(m["role"], m["content"]) for m in self.window()]
+        if self.turn_context is not None:
+            turns.append((self.turn_context["role"], self.turn_context["content"]))
+        return turns
+
+    def to_openai(self, system: str | None = None) -> list[OpenAIMessage]:
+        """``[system, *window, turn_context]``: append the new user input and send (typed as
+        the ``openai`` SDK's ``messages`` parameter)."""
+        out: list[OpenAIMessage] = []
         text = self._system(system)
         if text:
             out.append({"role": "system", "content": text})
-        out.extend(self.window())
-        if self.turn_context is not None:
-            out.append(dict(self.turn_context))
+        for role, content in self._turns():
+            out.append({"role": "assistant", "content": content} if role == "assistant"
+                       else {"role": "user", "content": content})
         return out
 
-    def to_anthropic(self, system: str | None = None) -> dict[str, Any]:
-        """``{"system": str, "messages": [...]}`` for the Messages API."""
-        messages = self.window()
-        if self.turn_context is not None:
-            messages.append(dict(self.turn_context))
+    def to_anthropic(self, system: str | None = None) -> AnthropicPrompt:
+        """``{"system": str, "messages": [...]}``: the keyword arguments ``system`` and
+        ``messages`` of Anthropic's ``messages.create`` (typed as the ``anthropic`` SDK's)."""
+        messages: list[AnthropicMessage] = [
+            {"role": "assistant", "content": content} if role == "assistant"
+            else {"role": "user", "content": content} for role, content in self._turns()]
         return {"system": self._system(system), "messages": messages}
 
 
@@ -87,12 +100,13 @@ def turn_message(summary: Summary) -> dict[str, str]:
 
 
 def pack(session: str, window: Sequence[Message], summary: Summary | None,
-         timezone: str) -> Context:
+         timezone: str, unsummarized: int = 0) -> Context:
     """The Context of a session from its window and stored summary."""
     if summary is None or not summary.body:
         return Context(session=session, messages=list(window), summary=None,
                        summary_kind=None, system_prompt="", turn_context=None,
-                       timezone=timezone)
+                       timezone=timezone, unsummarized=unsummarized)
     return Context(session=session, messages=list(window), summary=dict(summary.body),
                    summary_kind=summary.kind, system_prompt=SYSTEM_PROMPT,
-                   turn_context=turn_message(summary), timezone=timezone)
+                   turn_context=turn_message(summary), timezone=timezone,
+                   unsummarized=unsummarized)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from .errors import InvalidInput
-from .text import check_json_text, check_unicode
+from .text import check_json_text, check_stored_text, check_unicode
 from .types import Draft, Role
 
 __all__ = [
@@ -131,14 +131,15 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
         raise InvalidInput(prefix + "content", f"is {len(text):,} characters; at most "
                            f"{max_chars:,} are allowed (max_content_chars), nothing is "
                            "truncated")
+    if "\x00" in text:
+        check_stored_text(text, prefix + "content")
     size = len(text) if text.isascii() else _utf8_size(text, prefix + "content")
     if sender is not None:
         if not isinstance(sender, str) or not sender or sender.isspace() \
                 or len(sender) > _MAX_SENDER:
             raise InvalidInput(prefix + "sender", f"must be a non-empty string of at most "
                                f"{_MAX_SENDER} characters, or omitted")
-        if not sender.isascii():
-            check_unicode(sender, prefix + "sender")
+        check_stored_text(sender, prefix + "sender")
     if at is None:
         at_ns = now
     elif (type(at) is not int and (isinstance(at, bool) or not isinstance(at, int))) \
@@ -156,7 +157,7 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
         raise InvalidInput(prefix + "key", f"must be a non-empty string of at most {_MAX_KEY} "
                            "characters, or omitted")
     if key is not None:
-        check_unicode(key, prefix + "key")
+        check_stored_text(key, prefix + "key")
     meta_json = _meta_json(meta, prefix + "meta") if meta is not None else None
     return _new_draft(role, text, at_ns, sender, meta_json, key, size)
 

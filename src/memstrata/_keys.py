@@ -22,7 +22,7 @@ from collections.abc import Callable
 from ._ingest import check_tenant
 from .errors import InvalidInput, NotFound
 from .store import KeyStore
-from .text import check_unicode
+from .text import check_stored_text
 from .types import ApiKey
 
 __all__ = ["DEFAULT_SCOPES", "KEY_ID_CHARS", "SCOPES", "ApiKeys", "check_pattern",
@@ -65,7 +65,7 @@ def _check_name(name: object) -> str | None:
         return None
     if not isinstance(name, str) or len(name) > _MAX_NAME or any(c in name for c in "\r\n\t"):
         raise InvalidInput("name", f"must be one line of at most {_MAX_NAME} characters")
-    return check_unicode(name, "name").strip() or None
+    return check_stored_text(name, "name").strip() or None
 
 
 def check_pattern(pattern: object, field: str = "tenant") -> str:

@@ -16,6 +16,9 @@ __all__ = ["UNSET", "Models", "Opening", "Unset", "choose_models"]
 class Unset:
     """Marks an argument that was not passed (``None`` means "none", not "default")."""
 
+    def __repr__(self) -> str:
+        return "<from settings>"  # what help() shows as the default
+
 
 UNSET = Unset()
 
@@ -28,14 +31,26 @@ C = TypeVar("C", bound=Closable)
 
 
 class Opening(Generic[C]):
-    """``Memory.open(...)``: awaitable, and usable as ``async with`` (which closes it)."""
+    """``Memory.open(...)``: awaitable, and usable as ``async with`` (which closes it).
 
-    def __init__(self, make: Callable[[], Awaitable[C]]) -> None:
+    It is not a coroutine: ``asyncio.run`` refuses it, and its error shows this object's
+    ``repr``, which says what to write instead (a memory opened by ``asyncio.run`` would
+    outlive the event loop it was opened on). Event-loop helpers that take any awaitable
+    (``run_until_complete``, ``gather``, ``wait_for``) accept it."""
+
+    def __init__(self, make: Callable[[], Awaitable[C]], name: str = "Memory.open(...)") -> None:
         self._make = make
+        self._name = name
         self._opened: C | None = None
 
     def __await__(self) -> Generator[Any, None, C]:
         return self._make().__await__()
+
+    def __repr__(self) -> str:
+        return (f"{self._name}, which is not run on its own: inside a coroutine write `mem = "
+                f"await {self._name}` or `async with {self._name} as mem:`; without asyncio "
+                "use memstrata.SyncMemory.open(...), which runs the memory on a thread of its "
+                "own")
 
     async def __aenter__(self) -> C:
         self._opened = await self._make()

@@ -4,8 +4,10 @@ Everything is validated before anything is written; an error names the line (JSO
 or the index (history array) and the field. An import is one transaction: all or nothing.
 
 Every exported message carries an idempotency ``key`` (the one it was stored with, else one
-derived from the message), and every imported message is stored under a key (the record's,
-else one derived from the record), so importing the same file twice stores each message once.
+derived from the message and its id), and every imported message is stored under a key (the
+record's, else one derived from the record), so importing the same file twice stores each
+message once. A message written without a key is recognised by its derived key too: importing
+an export back into the session it came from (a restored backup) adds nothing.
 """
 
 from __future__ import annotations
@@ -66,10 +68,49 @@ class Transfer:
         now = self._clock()
         parsed = parse_records(session, records, now=now, max_chars=self._max_chars)
         newest = await self._newest(tenant, session)
+        here = await self._already_here(tenant, session, parsed)
+        drafts = [d for i, d in enumerate(parsed.drafts) if i not in here]
+        resolve = parsed.summary_for()
+
+        def summary_for(stored: list[Message]) -> Summary | None:
+            # The messages of every record, in file order: those already here, then the rest.
+            rest = iter(stored)
+            return resolve([here[i] if i in here else next(rest)
+                            for i in range(len(parsed.drafts))])
+
         messages = await self._store.import_session(
-            tenant, session, parsed.drafts, parsed.summary_for(), now=now,
-            policy=self._policy, index=index)
+            tenant, session, drafts, summary_for, now=now, policy=self._policy, index=index)
         return _added(messages, newest)
+
+    async def _already_here(self, tenant: str, session: str,
+                            parsed: ParsedImport) -> dict[int, Message]:
+        """The records (by position) that are messages this session already holds without a
+        key: their key is the one ``export`` derives from the message and its id, and the
+        message under that id says the same thing. Their key was never stored, so the store
+        alone would take them for new messages."""
+        wanted: dict[int, int] = {}
+        for i, (d, old) in enumerate(zip(parsed.drafts, parsed.old_ids, strict=True)):
+            if old is not None and d.key == derived_key(d.role, d.content, d.sender, d.at,
+                                                        f"id:{old}"):
+                wanted[old] = i
+        if not wanted:
+            return {}
+        found: dict[int, Message] = {}
+        cursor, top = min(wanted) - 1, max(wanted)
+        while True:
+            batch = await self._store.after_cursor(tenant, session, cursor, top,
+                                                   limit=_EXPORT_BATCH)
+            keyed = await self._store.keys(tenant, [m.id for m in batch]) if batch else {}
+            for m in batch:
+                i = wanted.get(m.id, -1)
+                if i < 0 or m.id in keyed:
+                    continue
+                d = parsed.drafts[i]
+                if (m.role, m.content, m.sender, m.at) == (d.role, d.content, d.sender, d.at):
+                    found[i] = m
+            if len(batch) < _EXPORT_BATCH:
+                return found
+            cursor = batch[-1].id
 
     async def import_history(self, tenant: str, session: str, history: Any, *,
                              index: bool) -> int:
@@ -163,6 +204,15 @@ def _line_record(item: Any, where: str) -> Mapping[str, Any] | None:
     return item
 
 
+def _without_bom(item: Any) -> Any:
+    """A file's first line without the byte-order mark some editors write (UTF-8 BOM)."""
+    if isinstance(item, bytes) and item.startswith(b"\xef\xbb\xbf"):
+        return item[3:]
+    if isinstance(item, str) and item.startswith("\ufeff"):
+        return item[1:]
+    return item
+
+
 def parse_records(session: str, records: Iterable[Any], *, now: int,
                   max_chars: int) -> ParsedImport:
     """Validate exported records (dicts or JSON lines); at most one summary record."""
@@ -170,6 +220,8 @@ def parse_records(session: str, records: Iterable[Any], *, now: int,
     occurrences = _Occurrences()
     for number, item in enumerate(records, start=1):
         where = f"line {number}"
+        if number == 1:
+            item = _without_bom(item)
         record = _line_record(item, where)
         if record is None:
             continue
@@ -229,7 +281,7 @@ def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
     """
     if isinstance(history, str | bytes):
         try:
-            history = json.loads(history)
+            history = json.loads(_without_bom(history))
         except json.JSONDecodeError as exc:
             raise InvalidInput("history", f"is not valid JSON ({exc.msg} at line {exc.lineno}"
                                f", column {exc.colno})") from exc

@@ -44,7 +44,17 @@ from .store import Store, check_target, open_store
 from .summary import CronRunner, SummaryRunner
 from .text import check_unicode
 from .tools import Tools
-from .types import Hit, Message, SessionInfo, SessionStats, Summary
+from .types import (
+    Hit,
+    MatchMode,
+    Message,
+    ResetMode,
+    Role,
+    SessionInfo,
+    SessionStats,
+    Summary,
+    TimeRange,
+)
 
 __all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory"]
 
@@ -59,12 +69,18 @@ _SWEEP_INTERVAL_S = 60.0
 class Memory:
     """Layered conversation memory for one tenant of one database.
 
-    Open with ``await Memory.open(path)`` or ``async with Memory.open(path) as mem``.
+    Open with ``mem = await Memory.open(path)`` or ``async with Memory.open(path) as mem``
+    (without asyncio: ``SyncMemory.open(path)``). Write with ``add``/``add_many``; before each
+    model call read ``context(session)``; look back with ``search``, ``recent`` and ``read``;
+    ``mem.errors`` is the tenant's memory of tool errors, ``mem.tools(session)`` the tools a
+    model can call; ``close()`` when done.
     """
 
     def __init__(self, store: Store, settings: Settings, *, tenant: str, clock: Clock,
                  embedder: Embedder | None = None, llm: LLM | None = None,
                  decision_llm: LLM | None = None, owns_store: bool = True) -> None:
+        """Wires parts that are already built and opened; a memory is not made this way:
+        use ``Memory.open(...)``, which builds them from the settings."""
         self._store = store
         self.settings = settings
         self.tenant = tenant
@@ -85,9 +101,14 @@ class Memory:
                                      clock=clock)
         self._transfer = Transfer(store, max_chars=settings.max_content_chars,
                                   policy=self._policy, clock=clock)
-        self.errors = ErrorMemory(store.errors, tenant=tenant, settings=settings,
-                                  embedder=embedder, clock=clock)
-        """The tenant's cross-session memory of tool errors and their fixes."""
+        self._errors = ErrorMemory(store.errors, tenant=tenant, settings=settings,
+                                   embedder=embedder, clock=clock)
+
+    @property
+    def errors(self) -> ErrorMemory:
+        """The tenant's cross-session memory of tool errors and how they were handled
+        (``write``, ``search``, ``hint``, ``read``, ``list``, ``delete``)."""
+        return self._errors
 
     def _make_searcher(self) -> Searcher:
         vectors = self._store.vectors if self.embedder is not None else None
@@ -215,7 +236,7 @@ class Memory:
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def add(self, session: str, role: str, content: str | list[Any], *,
+    async def add(self, session: str, role: Role, content: str | list[Any], *,
                   sender: str | None = None, at: int | None = None,
                   meta: Mapping[str, Any] | None = None, key: str | None = None) -> Message:
         """Store one message; when this returns, it is committed."""
@@ -300,12 +321,28 @@ class Memory:
             check_unicode(query, "query")
         window, summary = await self._store.window_and_summary(
             self.tenant, session, self.settings.window_messages)
+        behind = await self._unsummarized(session, window, summary)
         if summary is not None and query:
             summary = await self._runner.relevant(self.tenant, summary, query)
-        return pack(session, window, summary, self.settings.timezone)
+        return pack(session, window, summary, self.settings.timezone, behind)
 
-    async def search(self, session: str | None, query: str, *, match: str | None = None,
-                     time_range: str = "all", limit: int | None = None,
+    async def _unsummarized(self, session: str, window: list[Message],
+                            summary: Summary | None) -> int:
+        """How many messages older than the window no summary covers: all of them without a
+        summary, those after its cursor with one (a summary without a cursor, e.g. imported,
+        covers everything before the window)."""
+        if len(window) < self.settings.window_messages:
+            return 0  # the window holds the whole session
+        first = window[0].id
+        if summary is None:
+            row = await self._store.session(self.tenant, session)
+            return max(0, (row.messages if row is not None else 0) - len(window))
+        if summary.cursor is None or summary.cursor >= first - 1:
+            return 0
+        return await self._store.count_between(self.tenant, session, summary.cursor, first)
+
+    async def search(self, session: str | None, query: str, *, match: MatchMode | None = None,
+                     time_range: TimeRange = "all", limit: int | None = None,
                      exclude_window: bool = True, min_score: float | None = None) -> list[Hit]:
         """Search one session (or, with ``session=None``, every session of the tenant).
 
@@ -334,7 +371,7 @@ class Memory:
             raise NotFound(f"no message with id {mid} in tenant {self.tenant!r}")
         return runs[mid]
 
-    async def recent(self, session: str | None, *, time_range: str = "all",
+    async def recent(self, session: str | None, *, time_range: TimeRange = "all",
                      limit: int | None = None, before_id: int | None = None) -> list[Message]:
         """Recent messages, newest first, paged by ``before_id`` (the ``list`` tool mode)."""
         self._scope(session)
@@ -396,7 +433,7 @@ class Memory:
             other = await self._indexer.other_model_vectors()
         return SessionStats.of(row, summary, run, backlog=backlog, other_model_vectors=other)
 
-    async def reset(self, session: str, mode: str = "summary") -> None:
+    async def reset(self, session: str, mode: ResetMode = "summary") -> None:
         """``summary``: summarise everything, then delete the messages and keep the summary
         (a failed summary aborts the reset). ``all``: delete messages and summary."""
         self._session(session)
@@ -442,7 +479,11 @@ class Memory:
     # -- tools and checks ------------------------------------------------------------------
 
     def tools(self, session: str) -> Tools:
-        """The model-facing tools (``chat_history``) bound to a session."""
+        """The model-facing tools bound to a session: ``chat_history`` (search, list and read
+        this conversation's history), ``error_history`` (look up tool errors met before and
+        how they were handled) and ``write_error`` (record one). ``.openai()`` and
+        ``.anthropic()`` give their definitions, ``await .execute(name, arguments)`` runs a
+        call and returns the text the model should see."""
         return Tools(self, self._session(session))
 
     async def check(self) -> list[str]:

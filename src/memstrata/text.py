@@ -42,6 +42,7 @@ __all__ = [
     "STOP_WORDS",
     "bigram_text",
     "check_json_text",
+    "check_stored_text",
     "check_unicode",
     "contains_phrase",
     "fts_match_expression",
@@ -92,6 +93,16 @@ def check_unicode(text: str, field: str) -> str:
                            f"U+{ord(text[exc.start]):04X} at position {exc.start}; "
                            "only text that can be encoded as UTF-8 is accepted") from None
     return text
+
+
+def check_stored_text(text: str, field: str) -> str:
+    """``check_unicode``, and ``InvalidInput`` naming ``field`` and the position when ``text``
+    holds NUL (U+0000): no backend stores it in text (PostgreSQL cannot), so none accepts it."""
+    if "\x00" in text:
+        raise InvalidInput(field, f"contains a NUL character (U+0000) at position "
+                           f"{text.index(chr(0))}; NUL is not accepted in stored text, on any "
+                           "backend (PostgreSQL cannot store it)")
+    return check_unicode(text, field)
 
 
 def check_json_text(value: Any, field: str) -> None:

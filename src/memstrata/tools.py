@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from zoneinfo import ZoneInfo
 
 from ._context import format_time
@@ -17,7 +17,7 @@ from .errormem import ERROR_TOOL_NAMES, ErrorSource, error_tool_definitions, exe
 from .errors import InvalidInput, NotFound
 from .search import TIME_RANGES
 from .text import check_unicode
-from .types import Hit, Message
+from .types import AnthropicTool, Hit, MatchMode, Message, OpenAITool, TimeRange
 
 __all__ = ["History", "Tools"]
 
@@ -34,13 +34,13 @@ class History(Protocol):
 
     def match_modes(self) -> list[str]: ...
 
-    async def search(self, session: str | None, query: str, *, match: str | None = None,
-                     time_range: str = "all", limit: int | None = None,
+    async def search(self, session: str | None, query: str, *, match: MatchMode | None = None,
+                     time_range: TimeRange = "all", limit: int | None = None,
                      exclude_window: bool = True) -> list[Hit]: ...
 
     async def index_backlog(self, session: str | None = None) -> int: ...
 
-    async def recent(self, session: str | None, *, time_range: str = "all",
+    async def recent(self, session: str | None, *, time_range: TimeRange = "all",
                      limit: int | None = None, before_id: int | None = None) -> list[Message]: ...
 
     async def read(self, message_id: int, *, before: int | None = None,
@@ -106,12 +106,15 @@ class Tools:
             "parameters": _chat_history_schema(settings.search_limit_max, self._match_modes()),
         }, *error_tool_definitions(settings.error_limit_max)]
 
-    def openai(self) -> list[dict[str, Any]]:
-        """Function definitions for OpenAI-style ``tools=``."""
-        return [{"type": "function", "function": d} for d in self.definitions()]
+    def openai(self) -> list[OpenAITool]:
+        """Function definitions for OpenAI-style ``tools=`` (typed as the ``openai`` SDK's
+        ``tools`` parameter)."""
+        return [{"type": "function", "function": {
+            "name": d["name"], "description": d["description"], "parameters": d["parameters"]}}
+            for d in self.definitions()]
 
-    def anthropic(self) -> list[dict[str, Any]]:
-        """Tool definitions for Anthropic's ``tools=``."""
+    def anthropic(self) -> list[AnthropicTool]:
+        """Tool definitions for Anthropic's ``tools=`` (typed as the ``anthropic`` SDK's)."""
         return [{"name": d["name"], "description": d["description"],
                  "input_schema": d["parameters"]} for d in self.definitions()]
 
@@ -152,7 +155,7 @@ class Tools:
             match = args.get("match")
             try:
                 hits = await self._memory.search(self.session, keyword, match=match,
-                                                 time_range=time_range,
+                                                 time_range=cast(TimeRange, time_range),
                                                  limit=self._clamp(args.get("limit")))
             except InvalidInput as exc:  # the model named it "keyword" (e.g. only stop words)
                 if exc.field != "query":
@@ -163,7 +166,8 @@ class Tools:
             return "\n".join(self._hit_line(h) for h in hits)
         if mode == "list":
             before = args.get("before_id")
-            messages = await self._memory.recent(self.session, time_range=time_range,
+            messages = await self._memory.recent(self.session,
+                                                 time_range=cast(TimeRange, time_range),
                                                  limit=self._clamp(args.get("limit")),
                                                  before_id=before)
             if not messages:
@@ -178,7 +182,10 @@ class Tools:
             # isdecimal, not isdigit: int() refuses digits such as "²".
             if isinstance(mid, str) and mid.lstrip("#").isdecimal():
                 mid = int(mid.lstrip("#"))
-            messages = await self._memory.read(mid)  # type: ignore[arg-type]
+            try:
+                messages = await self._memory.read(mid)  # type: ignore[arg-type]
+            except NotFound:
+                messages = []  # the model sees this conversation only: no tenant, no other ids
             if not any(m.session == self.session for m in messages):
                 return f"Error: id: message {mid} is not in this conversation."
             return "\n".join(("> " if m.id == mid else "  ") + self._line(m) for m in messages)

@@ -3,18 +3,30 @@
 The public ones (messages, hits, summaries, error records) and those that cross the storage
 seam (rows a backend returns to search, the indexer and the summary runner) live here, so a
 backend and its callers share them without importing each other.
+
+What memstrata hands to the OpenAI and Anthropic SDKs is typed as those SDKs declare their
+parameters, so ``client.chat.completions.create(messages=ctx.to_openai())`` and
+``client.messages.create(**ctx.to_anthropic())`` type-check without casts: under a type
+checker ``OpenAIMessage``, ``OpenAITool``, ``AnthropicMessage`` and ``AnthropicTool`` are the
+SDKs' own parameter types (``TypedDict`` unions); at run time, and for a type checker without
+the SDK installed, they are plain dicts: memstrata never imports either SDK to run. (A
+``TypedDict`` of our own would not do: one matches another only when every item has the very
+same type, and the SDKs' message contents are unions of many block types.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, get_args
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
     "OUTCOMES",
+    "AnthropicMessage",
+    "AnthropicPrompt",
+    "AnthropicTool",
     "ApiKey",
     "Claimed",
     "Draft",
@@ -25,9 +37,13 @@ __all__ = [
     "HitSource",
     "HotSession",
     "KeywordRow",
+    "MatchMode",
     "Message",
     "MigratedTable",
     "MigrationReport",
+    "OpenAIMessage",
+    "OpenAITool",
+    "ResetMode",
     "Role",
     "RunState",
     "SalvageReport",
@@ -38,8 +54,39 @@ __all__ = [
     "Summary",
     "SummaryKind",
     "SummaryResult",
+    "TimeRange",
     "Vectors",
 ]
+
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam as AnthropicMessage
+    from anthropic.types import ToolParam as AnthropicTool
+    from openai.types.chat import ChatCompletionMessageParam as OpenAIMessage
+    from openai.types.chat import ChatCompletionToolParam as OpenAITool
+else:
+    AnthropicMessage = dict[str, Any]
+    AnthropicTool = dict[str, Any]
+    OpenAIMessage = dict[str, Any]
+    OpenAITool = dict[str, Any]
+
+
+class AnthropicPrompt(TypedDict):
+    """``Context.to_anthropic()``: the keyword arguments ``system`` and ``messages`` of
+    Anthropic's ``messages.create``."""
+
+    system: str
+    messages: list[AnthropicMessage]
+
+
+MatchMode = Literal["keyword", "semantic", "hybrid"]
+"""How ``search`` matches: the words themselves, their meaning, or both."""
+
+TimeRange = Literal["1d", "7d", "1m", "1y", "all"]
+"""How far back ``search`` and ``recent`` look (``1m`` is 30 days)."""
+
+ResetMode = Literal["summary", "all"]
+"""``reset``: summarise, then delete the messages and keep the summary; or delete both."""
+
 
 Vectors = npt.NDArray[np.float32]
 """A float32 matrix of shape ``(n, dim)`` whose rows have unit length."""

@@ -55,6 +55,9 @@ def encode(value: Any, text: str, *, role: str, tag: str, max_chars: int,
     """``add_many`` items storing one JSON-serialisable record, in as many parts as its text
     (at most ``max_chars`` a part) and its JSON need."""
     blob = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    # memstrata stores no NUL in text; the record's JSON (which keeps it, escaped) is the truth,
+    # so the readable text shows U+FFFD in its place.
+    text = text.replace("\x00", "\ufffd")
     count = max(1, math.ceil(len(blob) / _JSON_PIECE), math.ceil(len(text) / max_chars))
     # The text fills the first parts (words stay whole for search where they can); the JSON
     # is spread evenly.

@@ -30,6 +30,17 @@ __all__ = ["DEMO_QUERIES", "DEMO_SEMANTIC_QUERY", "DEMO_SESSION", "demo_records"
 DEMO_SESSION = "demo-taiwan-trip"
 DEMO_QUERIES = ("train", "night market", "花蓮", '"NEAR" OR (')
 DEMO_SEMANTIC_QUERY = "beef noodle soup for dinner"
+# Why a search finds what it finds, where the result alone would puzzle.
+_WHY = {'"NEAR" OR (': "Search syntax is not interpreted: quotes and brackets are dropped and "
+                       "NEAR and OR are plain words (OR is a stop word), so this looks for "
+                       "the word 'near'."}
+# What the less obvious stats mean.
+_STATS_LEGEND = (
+    ("hot_messages, hot_bytes", "the messages after the cutoff: those semantic search covers"),
+    ("cutoff", "the id up to which messages are in the archive only (0: none yet)"),
+    ("cursor", "the id of the newest message the summary covers"),
+    ("index_backlog", "messages still waiting to be embedded for semantic search"),
+)
 
 
 @dataclasses.dataclass
@@ -80,9 +91,22 @@ def _print_searches(run_: _DemoRun, tz: ZoneInfo) -> None:
             console.print(f"Indexed {run_.loaded} messages in {run_.index_seconds or 0:.1f} s "
                           "(the model loads on the first embedding). An English question "
                           "finds Chinese messages:", soft_wrap=True)
-        console.print(Text(f"search {query!r} ({mode}): {len(hits)} hits", style="bold"))
+        console.print(Text(f"search {query!r} ({mode}): {_counted(hits)}", style="bold"))
+        if query in _WHY:
+            console.print(_WHY[query], soft_wrap=True)
         if hits:
             console.print(hits_table(hits, tz, show_session=False))
+
+
+def _counted(hits: list[Hit]) -> str:
+    """``3 hits``, or ``1 hit and 3 messages around it (·)`` when neighbours are shown."""
+    ranked = sum(h.rank is not None for h in hits)
+    around = len(hits) - ranked
+    text = f"{ranked} hit{'' if ranked == 1 else 's'}"
+    if around:
+        text += (f" and {around} message{'' if around == 1 else 's'} around "
+                 f"{'it' if ranked == 1 else 'them'} (·)")
+    return text
 
 
 def _print_demo(run_: _DemoRun, target: str, tz: ZoneInfo, *, saved: bool) -> None:
@@ -97,6 +121,8 @@ def _print_demo(run_: _DemoRun, target: str, tz: ZoneInfo, *, saved: bool) -> No
     _print_searches(run_, tz)
     console.rule("[bold]Stats")
     console.print(kv_table(run_.stats.items()))
+    for names, meaning in _STATS_LEGEND:
+        console.print(f"{names}: {meaning}", soft_wrap=True)
     if saved:
         console.print(f"Try it yourself: memstrata --db {target} search {DEMO_SESSION} "
                       "'sister gets carsick'", soft_wrap=True)

@@ -30,7 +30,8 @@ def hit_json(h: Hit, tz: ZoneInfo) -> dict[str, Any]:
 def context_json(ctx: Context, tz: ZoneInfo) -> dict[str, Any]:
     return {"session": ctx.session, "messages": [message_json(m, tz) for m in ctx.messages],
             "summary": ctx.summary, "summary_kind": ctx.summary_kind,
-            "system_prompt": ctx.system_prompt, "turn_context": ctx.turn_context}
+            "system_prompt": ctx.system_prompt, "turn_context": ctx.turn_context,
+            "unsummarized": ctx.unsummarized}
 
 
 def error_json(r: ErrorRecord, tz: ZoneInfo) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import json
 import shlex
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, cast
 from zoneinfo import ZoneInfo
 
 import typer
@@ -19,8 +19,8 @@ from .._context import Context, format_time
 from ..client import MemoryAPI
 from ..errors import InvalidInput
 from ..store import check_file
-from ..types import Hit, Message
-from ._app import app, asks, confirm, emit_json, err, exits, fail, get_state, note, out, run
+from ..types import Hit, MatchMode, Message, Role, TimeRange
+from ._app import app, asks, confirm, emit_json, err, exits, fail, get_state, out, run
 from ._index import catch_up
 from ._lookup import Missing, lookup, missing
 from ._render import (
@@ -86,7 +86,8 @@ def add(
     state = get_state(ctx)
 
     async def work(mem: MemoryAPI) -> Message:
-        return await mem.add(session, role, text, sender=sender, at=_parse_at(at, state.tz()))
+        return await mem.add(session, cast("Role", role), text, sender=sender,
+                             at=_parse_at(at, state.tz()))
 
     m = run(state, work)
     if state.json:
@@ -131,6 +132,11 @@ def context(
         if ctx_.turn_context is not None:
             console.rule("summary")
             print_summary(console, ctx_)
+        if ctx_.unsummarized:
+            console.print(Text(f"{ctx_.unsummarized:,} older message"
+                               f"{'s are' if ctx_.unsummarized != 1 else ' is'} not in the "
+                               f"summary yet: memstrata summarize {session}", style="yellow"),
+                          soft_wrap=True)
 
 
 def _split_words(words: list[str], all_: bool) -> tuple[str | None, str]:
@@ -140,6 +146,14 @@ def _split_words(words: list[str], all_: bool) -> tuple[str | None, str]:
         fail("query: give a SESSION and a QUERY (quoted if it has spaces), or --all and a "
              "QUERY")
     return (None, words[0]) if all_ else (words[0], words[1])
+
+
+def _within(time_range: str) -> str:
+    """The time range of an empty search result, said (nothing for ``all``)."""
+    spans = {"1d": "day", "7d": "7 days", "1m": "30 days", "1y": "year"}
+    if time_range not in spans:
+        return ""
+    return f" in the last {spans[time_range]} (--time-range {time_range})"
 
 
 @app.command()
@@ -179,7 +193,8 @@ def search(
         gone = await missing(mem, session) if session is not None else None
         if mem.embedder is not None and mode != "keyword" and gone is None:
             await catch_up(mem, quiet=state.json, strict=mode == "semantic")
-        hits = await mem.search(session, query, match=mode, time_range=time_range,
+        hits = await mem.search(session, query, match=cast("MatchMode | None", mode),
+                                time_range=cast("TimeRange", time_range),
                                 limit=limit, exclude_window=exclude_window)
         if not hits and mem.embedder is not None and mode != "keyword":
             pending = await mem.index_backlog(session)  # indexing failed or fell behind
@@ -192,11 +207,11 @@ def search(
     if state.json:
         emit_json([hit_json(h, tz) for h in hits])
     elif not hits and pending:
-        out().print(f"no messages match {query!r} yet: indexing is pending for {pending} "
-                    "message(s), which search by meaning cannot see until they are embedded; "
-                    "search again later, or use --match keyword")
+        out().print(f"no messages match {query!r}{_within(time_range)} yet: indexing is "
+                    f"pending for {pending} message(s), which search by meaning cannot see "
+                    "until they are embedded; search again later, or use --match keyword")
     elif not hits:
-        out().print(f"no messages match {query!r}")
+        out().print(f"no messages match {query!r}{_within(time_range)}")
     else:
         out().print(hits_table(hits, tz, show_session=session is None))
 
@@ -227,7 +242,9 @@ def stats(ctx: typer.Context,
           session: Annotated[str, typer.Argument(help="Session id.")]) -> None:
     """Counts, hot tier, cutoff, summary cursor and cost of one session."""
     state = get_state(ctx)
-    st = run(state, lambda mem: mem.stats(session))
+    st = run(state, lambda mem: lookup(mem, session))
+    if isinstance(st, Missing):
+        st.fail()
     data = dataclasses.asdict(st)
     if state.json:
         emit_json(data)
@@ -275,12 +292,12 @@ def reset(ctx: typer.Context,
           ) -> None:
     """Delete a session's messages (keeping its summary unless --mode all)."""
     state = get_state(ctx)
+    # Looked up first on a terminal and in a script alike: a misspelled session is an error
+    # (exit 2, naming the sessions it may have meant), never a quiet success.
+    found = run(state, lambda mem: lookup(mem, session))
+    if isinstance(found, Missing):
+        found.fail()
     if asks(yes):
-        found = run(state, lambda mem: lookup(mem, session))
-        if isinstance(found, Missing):
-            note(f"{found.message}: nothing to reset", session=session,
-                 suggestions=found.suggestions)
-            return
         what = _counted(found.messages, "message")
         summary = " and its summary" if found.summary_kind is not None else ""
         confirm(f"Reset session {session!r}: summarise it, then delete its {what} (the summary "
@@ -299,10 +316,10 @@ def remove(ctx: typer.Context,
            yes: Annotated[bool, _YES] = False) -> None:
     """Delete a session from every stratum."""
     state = get_state(ctx)
+    found = run(state, lambda mem: lookup(mem, session))
+    if isinstance(found, Missing):
+        found.fail()
     if asks(yes):
-        found = run(state, lambda mem: lookup(mem, session))
-        if isinstance(found, Missing):
-            found.fail()
         summary = " and its summary" if found.summary_kind is not None else ""
         confirm(f"Remove session {session!r}: delete its "
                 f"{_counted(found.messages, 'message')}{summary} from every stratum?")

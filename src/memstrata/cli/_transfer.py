@@ -90,6 +90,7 @@ def import_(
             data = _read_source(file, progress)
         except InvalidInput as exc:
             fail(str(exc))
+        data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as some editors write
         history = _is_history_array(data)
 
         async def work(mem: MemoryAPI) -> int:
@@ -107,7 +108,8 @@ def import_(
     if state.json:
         emit_json({"session": session, "imported": count, "format": kind})
     else:
-        out().print(f"imported {count} messages into {session} ({kind})")
+        out().print(f"imported {count:,} message{'' if count == 1 else 's'} into {session} "
+                    f"({kind})")
 
 
 @app.command()

@@ -14,7 +14,17 @@ from typing import Any, Protocol
 from .._context import Context
 from ..config import Settings
 from ..tools import Tools
-from ..types import ErrorRecord, Hit, Message, SessionInfo, SessionStats
+from ..types import (
+    ErrorRecord,
+    Hit,
+    MatchMode,
+    Message,
+    ResetMode,
+    Role,
+    SessionInfo,
+    SessionStats,
+    TimeRange,
+)
 
 __all__ = ["ErrorsAPI", "MemoryAPI"]
 
@@ -59,7 +69,7 @@ class MemoryAPI(Protocol):
     @property
     def errors(self) -> ErrorsAPI: ...
 
-    async def add(self, session: str, role: str, content: str | list[Any], *,
+    async def add(self, session: str, role: Role, content: str | list[Any], *,
                   sender: str | None = None, at: int | None = None,
                   meta: Mapping[str, Any] | None = None, key: str | None = None
                   ) -> Message: ...
@@ -69,15 +79,15 @@ class MemoryAPI(Protocol):
 
     async def context(self, session: str, query: str | None = None) -> Context: ...
 
-    async def search(self, session: str | None, query: str, *, match: str | None = None,
-                     time_range: str = "all", limit: int | None = None,
+    async def search(self, session: str | None, query: str, *, match: MatchMode | None = None,
+                     time_range: TimeRange = "all", limit: int | None = None,
                      exclude_window: bool = True,
                      min_score: float | None = None) -> list[Hit]: ...
 
     async def read(self, message_id: int, *, before: int | None = None,
                    after: int | None = None) -> list[Message]: ...
 
-    async def recent(self, session: str | None, *, time_range: str = "all",
+    async def recent(self, session: str | None, *, time_range: TimeRange = "all",
                      limit: int | None = None, before_id: int | None = None
                      ) -> list[Message]: ...
 
@@ -91,7 +101,7 @@ class MemoryAPI(Protocol):
 
     async def stats(self, session: str) -> SessionStats: ...
 
-    async def reset(self, session: str, mode: str = "summary") -> None: ...
+    async def reset(self, session: str, mode: ResetMode = "summary") -> None: ...
 
     async def remove(self, session: str) -> bool: ...
 

@@ -24,7 +24,16 @@ from ..config import Settings
 from ..errors import FlushTimeout, InvalidInput, NotFound
 from ..text import check_unicode
 from ..tools import Tools
-from ..types import Hit, Message, SessionInfo, SessionStats
+from ..types import (
+    Hit,
+    MatchMode,
+    Message,
+    ResetMode,
+    Role,
+    SessionInfo,
+    SessionStats,
+    TimeRange,
+)
 from . import _wire as wire
 from ._errormem import RemoteErrors
 from ._http import Http
@@ -70,7 +79,7 @@ class RemoteMemory:
                 await mem.close()
                 raise
             return mem
-        return Opening(make)
+        return Opening(make, "RemoteMemory.open(...)")
 
     async def connect(self) -> None:
         """Check the key and learn its tenant (``Unauthorized`` if the server refuses it)."""
@@ -119,7 +128,7 @@ class RemoteMemory:
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def add(self, session: str, role: str, content: str | list[Any], *,
+    async def add(self, session: str, role: Role, content: str | list[Any], *,
                   sender: str | None = None, at: int | None = None,
                   meta: Mapping[str, Any] | None = None, key: str | None = None) -> Message:
         """Store one message; when this returns, the server has committed it."""
@@ -155,10 +164,11 @@ class RemoteMemory:
                        summary=summary, summary_kind=kind,
                        system_prompt=data.get("system_prompt") or "",
                        turn_context=_turn_context(data.get("turn_context")),
-                       timezone=self.settings.timezone)
+                       timezone=self.settings.timezone,
+                       unsummarized=_count(data.get("unsummarized")))
 
-    async def search(self, session: str | None, query: str, *, match: str | None = None,
-                     time_range: str = "all", limit: int | None = None,
+    async def search(self, session: str | None, query: str, *, match: MatchMode | None = None,
+                     time_range: TimeRange = "all", limit: int | None = None,
                      exclude_window: bool = True, min_score: float | None = None) -> list[Hit]:
         """Search one session (or every session of the tenant with ``session=None``)."""
         path = "/v1/search" if session is None else f"{_session_path(session)}/search"
@@ -177,7 +187,7 @@ class RemoteMemory:
                 wire.message(data["message"]),
                 *(wire.message(m) for m in data.get("after", []))]
 
-    async def recent(self, session: str | None, *, time_range: str = "all",
+    async def recent(self, session: str | None, *, time_range: TimeRange = "all",
                      limit: int | None = None, before_id: int | None = None) -> list[Message]:
         """One session's messages, newest first, paged by ``before_id``."""
         if session is None:
@@ -251,7 +261,7 @@ class RemoteMemory:
     async def stats(self, session: str) -> SessionStats:
         return wire.session_stats(await self._http.get_json(_session_path(session)))
 
-    async def reset(self, session: str, mode: str = "summary") -> None:
+    async def reset(self, session: str, mode: ResetMode = "summary") -> None:
         """Delete the session's messages (``summary``: summarised first, the summary kept;
         ``all``: the summary too). A session the server has not is left as it is."""
         path = f"{_session_path(session)}/reset"
@@ -313,6 +323,10 @@ def _session_path(session: str) -> str:
         segment = segment.replace(".", "%2E")  # "." and ".." are path steps, not names
     return f"/v1/sessions/{segment}"
 
+
+def _count(value: object) -> int:
+    """A non-negative count from a response (0 from a server that does not send it)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _turn_context(value: Any) -> dict[str, str] | None:

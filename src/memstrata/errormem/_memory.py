@@ -30,7 +30,7 @@ from ..config import Settings
 from ..errors import InvalidInput
 from ..providers import Embedder
 from ..store import ErrorStore
-from ..text import bigram_text, check_unicode, fts_match_expression, query_terms
+from ..text import bigram_text, check_stored_text, check_unicode, fts_match_expression, query_terms
 from ..types import OUTCOMES, ErrorOutcome, ErrorQuery, ErrorRecord, Vectors
 
 __all__ = ["ID_PREFIX_MIN", "ErrorMemory"]
@@ -171,7 +171,7 @@ class ErrorMemory:
             raise InvalidInput(field, "must be a non-empty string")
         if len(value) > top:
             raise InvalidInput(field, f"must be at most {top} characters, got {len(value)}")
-        return check_unicode(value, field).strip()
+        return check_stored_text(value, field).strip()
 
     def _optional_text(self, field: str, value: object) -> str | None:
         if value is None or (isinstance(value, str) and not value.strip()):
@@ -243,7 +243,7 @@ def _tool_name(value: object, *, field: str = "tool_name") -> str:
     name = value.strip()
     if len(name) > _MAX_TOOL_NAME or any(c in name for c in "\r\n\t"):
         raise InvalidInput(field, f"must be one line of at most {_MAX_TOOL_NAME} characters")
-    return check_unicode(name, field)
+    return check_stored_text(name, field)
 
 
 def _keywords(value: object) -> tuple[str, ...]:
@@ -253,7 +253,7 @@ def _keywords(value: object) -> tuple[str, ...]:
     for item in value:
         if not isinstance(item, str):
             raise InvalidInput("keywords", f"must be a list of strings; got {item!r}")
-        check_unicode(item, f"keywords[{len(out)}]")
+        check_stored_text(item, f"keywords[{len(out)}]")
         word = " ".join(item.lower().split())
         if len(word) > _MAX_KEYWORD_CHARS:
             raise InvalidInput("keywords", f"each keyword must be at most "

@@ -39,8 +39,8 @@ def match_mode(match: object, *, semantic: bool) -> Literal["keyword", "semantic
     if match in MATCH_MODES:
         raise InvalidInput("match", f"{match!r} needs an embedder; none is configured, so "
                            "only 'keyword' is available")
-    raise InvalidInput("match", f"must be one of {', '.join(MATCH_MODES)} or None; "
-                       f"got {match!r}")
+    raise InvalidInput("match", f"must be one of {', '.join(MATCH_MODES)}, or left out for "
+                       f"the default; got {match!r}")
 
 
 def check_limit(limit: object, settings: Settings) -> int:

@@ -1,4 +1,5 @@
-"""The learned ranker: a logistic model over :mod:`memstrata.search._features` (pure).
+"""The learned ranker: a logistic model over :mod:`memstrata.search._features`, with boosted
+trees beside it for hybrid search (pure).
 
 Its weights are trained offline by ``bench/train_ranker.py`` (cross-validated by conversation
 on LoCoMo and on sets written for memstrata) and shipped in ``memstrata/data/ranker.json``, one

@@ -119,12 +119,18 @@ def answer_for(exc: MemstrataError) -> JSONResponse:
                    str(exc))
 
 
+# What pydantic puts in an error's location for the member of a union type that failed.
+_UNION_TAGS = frozenset({"str", "int", "float", "bool", "dict", "list", "none"})
+
+
 def field_of(loc: Sequence[Any]) -> str | None:
     """A pydantic error location as a field name: ``("body", "items", 3, "content")`` is
     ``items[3].content``, ``("query", "limit")`` is ``limit``."""
     parts = list(loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)
     out = ""
     for part in parts:
+        if isinstance(part, str) and (part in _UNION_TAGS or "[" in part):
+            continue  # which member of a union failed (``content.str``): not a field
         if isinstance(part, int):
             out += f"[{part}]"
         else:

@@ -20,7 +20,7 @@ import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -34,6 +34,7 @@ from ..errormem import execute_error_tool
 from ..errors import InvalidInput, MemstrataError, NotFound, ProviderError
 from ..memory import Memory
 from ..tools import Tools
+from ..types import Role
 from ._schemas import MessageOut, message_out
 
 __all__ = ["ContextResult", "McpServer", "MemoryFor", "TextResult", "build_mcp"]
@@ -78,6 +79,8 @@ class ContextResult(BaseModel):
     turn_context: str | None = Field(
         description="the user message that carries the summary: send it after the window "
                     "and before the new input")
+    unsummarized: int = Field(
+        0, description="messages older than the window that the summary does not cover yet")
 
 
 async def resolve(memory_for: MemoryFor, request: Any) -> Memory:
@@ -183,7 +186,7 @@ class _Handlers:
         It is committed when this returns, and found by 'context' and 'chat_history'."""
         with _tool_errors():
             mem = await self.memory(ctx)
-            message = await mem.add(session, role, content, sender=sender)
+            message = await mem.add(session, cast("Role", role), content, sender=sender)
         return message_out(message)
 
     async def context(
@@ -203,7 +206,8 @@ class _Handlers:
         return ContextResult(session=got.session,
                              messages=[message_out(m) for m in got.messages],
                              summary=got.summary, summary_kind=got.summary_kind,
-                             system_prompt=got.system_prompt or None, turn_context=turn)
+                             system_prompt=got.system_prompt or None, turn_context=turn,
+                             unsummarized=got.unsummarized)
 
 
 def _published(definitions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

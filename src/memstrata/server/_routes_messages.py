@@ -3,13 +3,15 @@ window and search (one session or the whole tenant). Each route is one ``Memory`
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Depends, Path, Query, Response
 
 from .._ingest import text_of
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
+from ..types import MatchMode, Role
+from ..types import TimeRange as TimeRangeValue
 from ._auth import memory_for
 from ._errors import TooLarge
 from ._schemas import (
@@ -61,8 +63,8 @@ def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
 async def add_message(session: str, body: MessageIn, mem: Mem) -> MessageOut:
     """Store one message; when the answer arrives it is committed."""
     _check_size(mem, body)
-    m = await mem.add(session, body.role, body.content, sender=body.sender, at=body.moment(),
-                      meta=body.meta, key=body.key)
+    m = await mem.add(session, cast("Role", body.role), body.content, sender=body.sender,
+                      at=body.moment(), meta=body.meta, key=body.key)
     return message_out(m)
 
 
@@ -84,7 +86,8 @@ async def list_messages(session: str, mem: Mem,
                         before_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
                         limit: Limit = None, time_range: TimeRange = "all") -> MessagePageOut:
     """A page of messages older than ``before_id``; an unknown session has none."""
-    page = await mem.recent(session, time_range=time_range, limit=limit, before_id=before_id)
+    page = await mem.recent(session, time_range=cast("TimeRangeValue", time_range), limit=limit,
+                            before_id=before_id)
     full = len(page) == (limit if limit is not None else mem.settings.search_limit)
     return MessagePageOut(messages=[message_out(m) for m in page],
                           next_before_id=page[-1].id if page and full else None)
@@ -113,14 +116,21 @@ async def context(session: str, mem: Mem,
     else:
         messages = [message_out(m) for m in ctx.messages]
     return ContextOut(session=session, format=format, messages=messages, summary=ctx.summary,
-                      summary_kind=ctx.summary_kind, system_prompt=system, turn_context=turn)
+                      summary_kind=ctx.summary_kind, system_prompt=system, turn_context=turn,
+                      unsummarized=ctx.unsummarized)
 
 
 async def _search(mem: Memory, session: str | None, q: str, match: str | None,
                   time_range: str, limit: int | None, min_score: float | None,
                   exclude_window: bool) -> SearchOut:
-    hits = await mem.search(session, q, match=match, time_range=time_range, limit=limit,
-                            exclude_window=exclude_window, min_score=min_score)
+    try:
+        hits = await mem.search(session, q, match=cast("MatchMode | None", match),
+                                time_range=cast("TimeRangeValue", time_range), limit=limit,
+                                exclude_window=exclude_window, min_score=min_score)
+    except InvalidInput as exc:
+        if exc.field != "query":
+            raise
+        raise InvalidInput("q", exc.reason) from exc  # the parameter's name on this route
     status: Literal["ok", "no_match", "indexing_pending"] = "ok"
     if not hits:
         semantic = mem.embedder is not None and match != "keyword"

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
-from typing import Annotated
+from typing import Annotated, cast
 
 from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import StreamingResponse
 
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
+from ..types import ResetMode
 from ._auth import memory_for
 from ._schemas import (
     AUTHED,
@@ -100,7 +101,7 @@ async def reset(session: str, mem: Mem,
     keeps the summary; ``all`` deletes the summary too."""
     mode = body.mode if body is not None else "summary"
     await mem.stats(session)
-    await mem.reset(session, mode=mode)
+    await mem.reset(session, mode=cast("ResetMode", mode))
     return ResetOut(reset=True)
 
 

@@ -243,6 +243,9 @@ class ContextOut(BaseModel):
     summary_kind: str | None
     system_prompt: str | None
     turn_context: str | None
+    unsummarized: int = Field(
+        0, description="Messages older than the window that the summary does not cover yet; "
+                       "summarise the session to bring them in.")
 
 
 class HitOut(BaseModel):

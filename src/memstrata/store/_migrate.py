@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, StoreError
 from ..types import MigratedTable, MigrationReport
 from ._migrate_tables import TABLES
 from ._open import _is_postgres, _sqlite_path
@@ -41,9 +41,10 @@ async def migrate(source: str, target: str, progress: Progress | None = None, *,
     ``batch`` rows, and compare the counts per table and tenant at the end.
 
     The source is not changed (except that an older memstrata file is first brought to the
-    current schema, as opening it anywhere does). ``StoreError`` when the target holds other
-    data under the same ids (nothing of that batch is written); the report's ``differences``
-    name any table whose counts disagree afterwards.
+    current schema, as opening it anywhere does). ``StoreError``, before anything is written,
+    naming every row that holds NUL in text (PostgreSQL cannot store it); ``StoreError`` when
+    the target holds other data under the same ids (nothing of that batch is written); the
+    report's ``differences`` name any table whose counts disagree afterwards.
     """
     if _is_postgres(source):
         raise InvalidInput("source", "must be a SQLite database (a file path or "
@@ -54,6 +55,7 @@ async def migrate(source: str, target: str, progress: Progress | None = None, *,
         raise InvalidInput("batch", f"must be at least 1, got {batch}")
     reader = await SQLiteRows.open(_sqlite_path(source))
     try:
+        await _refuse_nul(reader)
         writer = await _open_target(target)
         try:
             return await _copy(reader, writer, progress, batch)
@@ -61,6 +63,18 @@ async def migrate(source: str, target: str, progress: Progress | None = None, *,
             await writer.close()
     finally:
         await reader.close()
+
+
+async def _refuse_nul(reader: SQLiteRows) -> None:
+    """Before anything is written: every row PostgreSQL could not store, named at once."""
+    rows = await reader.nul_rows()
+    if rows:
+        raise StoreError(
+            f"{len(rows):,} row{'s' if len(rows) != 1 else ''} of the source hold a NUL "
+            "character (U+0000), which PostgreSQL cannot store in text (memstrata refuses NUL "
+            "on every backend; this file holds text written before it did). Nothing was "
+            "written to the target: forget or fix them in the source, then run migrate "
+            "again:\n" + "\n".join(f"  {r}" for r in rows))
 
 
 async def _open_target(url: str) -> PostgresRows:

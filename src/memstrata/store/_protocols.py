@@ -67,6 +67,10 @@ class MessageStore(Protocol):
         export writes, so importing it twice stores each message once)."""
         ...
 
+    async def count_between(self, tenant: str, session: str, after: int, before: int) -> int:
+        """How many of the session's messages have ``after < id < before``."""
+        ...
+
     async def around(self, tenant: str, message_ids: Sequence[int], before: int,
                      after: int) -> dict[int, list[Message]]:
         """For each id, the run of its session's messages from ``before`` earlier to

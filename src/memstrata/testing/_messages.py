@@ -246,7 +246,7 @@ async def check_forget_counts(store: Store) -> None:
 
 
 async def check_reading_helpers(store: Store) -> None:
-    """``around``, ``page`` and ``after_cursor`` slice a session by id."""
+    """``around``, ``page``, ``after_cursor`` and ``count_between`` slice a session by id."""
     out = await store.append("t", "s", pairs(10), now=T0, policy=OFF)
     ids = [m.id for m in out]
     runs = await store.around("t", [ids[5]], 2, 1)
@@ -255,6 +255,10 @@ async def check_reading_helpers(store: Store) -> None:
     assert [m.id for m in page] == [ids[4], ids[3], ids[2]]
     assert [m.id for m in await store.after_cursor("t", "s", ids[6])] == ids[7:]
     assert [m.id for m in await store.after_cursor("t", "s", ids[1], ids[3])] == ids[2:4]
+    assert await store.count_between("t", "s", ids[1], ids[5]) == 3
+    assert await store.count_between("t", "s", 0, ids[0]) == 0
+    assert await store.count_between("t", "other", 0, ids[-1] + 1) == 0
+    assert await store.count_between("t2", "s", 0, ids[-1] + 1) == 0
     assert await store.integrity_check() == []
 
 

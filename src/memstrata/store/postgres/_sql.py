@@ -217,6 +217,9 @@ ORDER BY m.id DESC LIMIT %(limit)s"""
 
 # -- summaries and sessions ------------------------------------------------------------------
 
+COUNT_BETWEEN = """
+SELECT count(*) FROM messages WHERE tenant = %s AND session = %s AND id > %s AND id < %s"""
+
 SELECT_SUMMARY = """
 SELECT session, kind, body::text, cursor, created_at, tokens_in, tokens_out
 FROM summaries WHERE tenant = %s AND session = %s"""

@@ -163,6 +163,10 @@ class PostgresStore:
         rows = await self._db.fetch(sql.SELECT_MESSAGE, (tenant, message_id))
         return row_message(rows[0]) if rows else None
 
+    async def count_between(self, tenant: str, session: str, after: int, before: int) -> int:
+        rows = await self._db.fetch(sql.COUNT_BETWEEN, (tenant, session, after, before))
+        return int(rows[0][0])
+
     async def keys(self, tenant: str, message_ids: Sequence[int]) -> dict[int, str]:
         rows = await self._db.fetch(sql.SELECT_KEYS, (tenant, [int(i) for i in message_ids]))
         return {int(i): str(k) for i, k in rows}

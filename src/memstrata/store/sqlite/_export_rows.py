@@ -36,6 +36,15 @@ def _select_after(table: Table, *, first: bool) -> str:
             f"ORDER BY {keys} LIMIT ?")
 
 
+def _select_nul(table: Table) -> str:
+    """The rows of ``table`` with NUL in a text column: their key, then one flag per column."""
+    flags = [f"(typeof({c}) = 'text' AND instr(CAST({c} AS BLOB), X'00') > 0)"
+             for c in table.columns]
+    keys = ", ".join(table.key)
+    return (f"SELECT {keys}, {', '.join(flags)} FROM {table.name} "
+            f"WHERE {' OR '.join(flags)} ORDER BY {keys}")
+
+
 _COUNT_BY_TENANT = "SELECT tenant, count(*) FROM {} GROUP BY tenant"
 # Ids are never reused: the target's counter must pass every id this file ever gave out,
 # deleted ones included.
@@ -83,6 +92,22 @@ class SQLiteRows:
         def read() -> tuple[int, int]:
             return (int(self._conn.execute(_MESSAGE_CEILING).fetchone()[0]),
                     int(self._conn.execute(_ERROR_CEILING).fetchone()[0]))
+        return await self._call(read)
+
+    async def nul_rows(self) -> list[str]:
+        """Every row that holds NUL (U+0000) in text, which PostgreSQL cannot store, as
+        ``table (key=value): column, column`` (files written before memstrata refused NUL
+        may hold some)."""
+        def read() -> list[str]:
+            found: list[str] = []
+            for table in TABLES:
+                n = len(table.key)
+                for row in self._conn.execute(_select_nul(table)):
+                    shown = ", ".join(f"{k}={v!r}" for k, v in zip(table.key, row[:n],
+                                                                   strict=True))
+                    columns = [c for c, hit in zip(table.columns, row[n:], strict=True) if hit]
+                    found.append(f"{table.name} ({shown}): {', '.join(columns)}")
+            return found
         return await self._call(read)
 
     async def batches(self, table: Table, size: int) -> AsyncIterator[list[Row]]:

@@ -59,6 +59,9 @@ SELECT_RECENT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ?
 ORDER BY id DESC LIMIT ?"""
 
+COUNT_BETWEEN = """
+SELECT count(*) FROM messages WHERE tenant = ? AND session = ? AND id > ? AND id < ?"""
+
 SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND id = ?"
 
 SELECT_KEYS = """

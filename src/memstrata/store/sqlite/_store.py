@@ -153,6 +153,11 @@ class SQLiteStore:
                               .fetchone())
         return row_message(row) if row is not None else None
 
+    async def count_between(self, tenant: str, session: str, after: int, before: int) -> int:
+        row = await self._db.read(lambda c: c.execute(
+            sql.COUNT_BETWEEN, (tenant, session, after, before)).fetchone())
+        return int(row[0])
+
     async def keys(self, tenant: str, message_ids: Sequence[int]) -> dict[int, str]:
         params = (tenant, json.dumps([int(i) for i in message_ids]))
         rows = await self._db.read(lambda c: c.execute(sql.SELECT_KEYS, params).fetchall())
