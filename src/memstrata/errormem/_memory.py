@@ -237,12 +237,17 @@ def format_hint(tool_name: str, records: Sequence[ErrorRecord]) -> str:
     return "\n".join(lines)
 
 
+# No tool is named with one, and PostgreSQL cannot even compare text holding NUL.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _tool_name(value: object, *, field: str = "tool_name") -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field, "must be a non-empty string (the tool's name)")
     name = value.strip()
-    if len(name) > _MAX_TOOL_NAME or any(c in name for c in "\r\n\t"):
-        raise InvalidInput(field, f"must be one line of at most {_MAX_TOOL_NAME} characters")
+    if len(name) > _MAX_TOOL_NAME or _CONTROL.search(name):
+        raise InvalidInput(field, f"must be one line of at most {_MAX_TOOL_NAME} characters, "
+                           "without control characters (NUL, tab, line breaks …)")
     return check_unicode(name, field)
 
 

@@ -26,6 +26,7 @@ from . import _routes_errors, _routes_messages, _routes_sessions
 from ._auth import tenants_of
 from ._errors import install_handlers
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT, BodyLimit
+from ._request_id import RequestId
 from ._schemas import StatusOut, errors
 from ._tenants import Tenants
 
@@ -76,6 +77,7 @@ def create_app(target: str, *, settings: Settings | None = None,
     app.state.tenants = None
     install_handlers(app)
     app.add_middleware(BodyLimit, default=body_limit, imports=import_limit)
+    app.add_middleware(RequestId)  # outermost: every answer, a refused body's too
     _health_routes(app)
     app.include_router(_routes_messages.router)
     app.include_router(_routes_sessions.router)

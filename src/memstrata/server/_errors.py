@@ -33,6 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import (
     Closed,
+    DatabaseCorrupt,
     DiskFull,
     FlushTimeout,
     InvalidInput,
@@ -41,6 +42,7 @@ from ..errors import (
     ProviderError,
     StoreError,
 )
+from ._request_id import HEADER, current_request_id
 
 __all__ = ["NotReady", "TooLarge", "Unauthorized", "error_body", "install_handlers"]
 
@@ -70,12 +72,26 @@ def error_body(kind: str, message: str, field: str | None = None) -> dict[str, A
 
 def _answer(status: int, kind: str, message: str, field: str | None = None,
             headers: dict[str, str] | None = None) -> JSONResponse:
+    ident = current_request_id()
+    if ident is not None:
+        headers = {**(headers or {}), HEADER: ident}
     return JSONResponse(error_body(kind, " ".join(message.split()), field), status_code=status,
                         headers=headers)
 
 
+def _logged(what: str, exc: BaseException) -> str:
+    """Log the detail of a failure for the operator (paths, hosts, the driver's words), under
+    the request's id; the client's answer names the id only."""
+    ident = current_request_id()
+    log.error("request %s: %s: %s", ident or "-", what, exc,
+              exc_info=exc if exc.__cause__ is not None else None)
+    return f" (request id {ident})" if ident else ""
+
+
 def answer_for(exc: MemstrataError) -> JSONResponse:
-    """The HTTP answer to one of memstrata's errors."""
+    """The HTTP answer to one of memstrata's errors. A client's answer says what it sent
+    wrong, or which kind of failure the service had; never a path, a host or SQL, which go
+    to the log."""
     if isinstance(exc, InvalidInput):
         return _answer(422, "invalid_input", exc.reason, exc.field)
     if isinstance(exc, NotFound):
@@ -85,18 +101,28 @@ def answer_for(exc: MemstrataError) -> JSONResponse:
     if isinstance(exc, Unauthorized):
         return _answer(401, "unauthorized", str(exc), headers={"WWW-Authenticate": "Bearer"})
     if isinstance(exc, ProviderError):
-        return _answer(502, "provider_error", f"the model provider failed: {exc}")
+        ref = _logged("model provider failed", exc)
+        return _answer(502, "provider_error", f"the model provider failed{ref}; the "
+                       "service's log has the details")
     if isinstance(exc, Closed | FlushTimeout):
         return _answer(503, "unavailable", str(exc) or "the service is not ready",
                        headers={"Retry-After": "1"})
     if isinstance(exc, DiskFull):
         # Nothing of the request was stored; the same request succeeds once space is freed.
-        log.error("disk full: %s", exc)
-        return _answer(507, "disk_full", str(exc), headers={"Retry-After": "60"})
+        ref = _logged("disk full", exc)
+        return _answer(507, "disk_full", "the disk holding the database is full; nothing of "
+                       f"this request was stored{ref}", headers={"Retry-After": "60"})
+    if isinstance(exc, DatabaseCorrupt):
+        ref = _logged("database damaged", exc)
+        return _answer(500, "store_error", f"the database is damaged{ref}; the service's log "
+                       "has the details")
     if isinstance(exc, StoreError):
-        log.error("database error: %s", exc)
-    return _answer(500, "store_error" if isinstance(exc, StoreError) else "internal_error",
-                   str(exc))
+        ref = _logged("database error", exc)
+        return _answer(500, "store_error", f"the database failed{ref}; the service's log "
+                       "has the details")
+    ref = _logged("unexpected error", exc)
+    return _answer(500, "internal_error", f"the service failed unexpectedly{ref}; its log "
+                   "has the details")
 
 
 def field_of(loc: Sequence[Any]) -> str | None:
@@ -149,8 +175,11 @@ def install_handlers(app: FastAPI) -> None:
     async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
         # A bug rather than a kind of failure: the one body all the same, without the
         # exception's text (it may show internals); the server logs the traceback.
-        return _answer(500, "internal_error", "the service failed unexpectedly; its log has "
-                       "the details")
+        ident = current_request_id()
+        log.error("request %s: unexpected error", ident or "-", exc_info=exc)
+        ref = f" (request id {ident})" if ident else ""
+        return _answer(500, "internal_error", f"the service failed unexpectedly{ref}; its "
+                       "log has the details")
 
     app.add_exception_handler(MemstrataError, memstrata_error)
     app.add_exception_handler(Exception, unexpected_error)
