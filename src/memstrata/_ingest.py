@@ -46,8 +46,16 @@ _SESSION_RULE = ("must be 1-128 characters from A-Z a-z 0-9 . _ : @ - (ASCII onl
                  "no letters of other scripts)")
 
 
+# "." and ".." are path segments every URL parser folds away: no HTTP client could name them.
+_DOT_SEGMENTS = frozenset({".", ".."})
+
+
 def check_session(session: object, field: str = "session") -> str:
-    """The session id if valid: 1-128 characters of ``[A-Za-z0-9._:@-]`` (ASCII only)."""
+    """The session id if valid: 1-128 characters of ``[A-Za-z0-9._:@-]`` (ASCII only), and
+    neither ``.`` nor ``..``."""
+    if session in _DOT_SEGMENTS:
+        raise InvalidInput(field, f"{_SESSION_RULE}, and not '.' or '..' (no URL can carry "
+                           f"those); got {session!r}")
     if not isinstance(session, str) or not _SESSION_RE.fullmatch(session):
         if isinstance(session, str) and 0 < len(session) <= 128:
             pos = next(i for i, c in enumerate(session) if not _SESSION_RE.fullmatch(c))

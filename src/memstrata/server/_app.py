@@ -25,6 +25,7 @@ from ..store import check_target
 from . import _routes_errors, _routes_messages, _routes_sessions
 from ._auth import tenants_of
 from ._errors import install_handlers
+from ._http_methods import HttpMethods
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT, BodyLimit
 from ._request_id import RequestId
 from ._schemas import StatusOut, errors
@@ -76,6 +77,8 @@ def create_app(target: str, *, settings: Settings | None = None,
     app.state.lifespan_hooks = []
     app.state.tenants = None
     install_handlers(app)
+    # HEAD and OPTIONS for every route, those added below too (the list is read per request).
+    app.add_middleware(HttpMethods, routes=app.router.routes)
     app.add_middleware(BodyLimit, default=body_limit, imports=import_limit)
     app.add_middleware(RequestId)  # outermost: every answer, a refused body's too
     _health_routes(app)

@@ -6,6 +6,7 @@ snake_case (``invalid_input``, ``not_found``, ``unauthorized``, ``too_large``,
 (``null`` when none). The map from the :mod:`memstrata.errors` tree:
 
 ==================================  ======  =================
+KeyConflict (a reused key)          409     conflict
 InvalidInput                        422     invalid_input
 NotFound                            404     not_found
 TooLarge (a body or a message)      413     too_large
@@ -37,6 +38,7 @@ from ..errors import (
     DiskFull,
     FlushTimeout,
     InvalidInput,
+    KeyConflict,
     MemstrataError,
     NotFound,
     ProviderError,
@@ -92,6 +94,8 @@ def answer_for(exc: MemstrataError) -> JSONResponse:
     """The HTTP answer to one of memstrata's errors. A client's answer says what it sent
     wrong, or which kind of failure the service had; never a path, a host or SQL, which go
     to the log."""
+    if isinstance(exc, KeyConflict):
+        return _answer(409, "conflict", exc.reason, exc.field)
     if isinstance(exc, InvalidInput):
         return _answer(422, "invalid_input", exc.reason, exc.field)
     if isinstance(exc, NotFound):
@@ -139,8 +143,8 @@ def field_of(loc: Sequence[Any]) -> str | None:
 
 
 _STATUS_KINDS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                 405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type",
-                 422: "invalid_input", 503: "unavailable"}
+                 405: "method_not_allowed", 409: "conflict", 413: "too_large",
+                 415: "unsupported_media_type", 422: "invalid_input", 503: "unavailable"}
 
 
 def install_handlers(app: FastAPI) -> None:

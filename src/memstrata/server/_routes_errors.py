@@ -10,9 +10,10 @@ from fastapi import APIRouter, Depends, Query, Response
 from ..errors import NotFound
 from ..memory import Memory
 from ._auth import memory_for
+from ._media import json_body
 from ._schemas import (
     AUTHED,
-    BODY,
+    JSON_BODY,
     ErrorIn,
     ErrorListOut,
     ErrorRecordOut,
@@ -23,6 +24,8 @@ from ._schemas import (
 
 __all__ = ["router"]
 
+JSON_IN = [Depends(json_body)]
+
 router = APIRouter(prefix="/v1/errors", tags=["error memory"])
 
 Mem = Annotated[Memory, Depends(memory_for)]
@@ -31,7 +34,8 @@ _MAX_LIST = 1000
 
 
 @router.post("", status_code=201, response_model=ErrorRecordOut,
-             responses=errors(*AUTHED, *BODY), summary="Remember a tool error and its fix")
+             responses=errors(*AUTHED, *JSON_BODY), dependencies=JSON_IN,
+             summary="Remember a tool error and its fix")
 async def write_error(body: ErrorIn, mem: Mem) -> ErrorRecordOut:
     record = await mem.errors.write(tool_name=body.tool_name, keywords=body.keywords,
                                     symptom=body.symptom, action=body.action, cause=body.cause,

@@ -12,9 +12,11 @@ from ..errors import InvalidInput, NotFound
 from ..memory import Memory
 from ._auth import memory_for
 from ._errors import TooLarge
+from ._media import json_body
 from ._schemas import (
     AUTHED,
-    BODY,
+    JSON_BODY,
+    KEYED,
     MAX_ID,
     PROVIDER,
     BatchIn,
@@ -25,6 +27,7 @@ from ._schemas import (
     MessagePageOut,
     ReadOut,
     SearchOut,
+    SessionId,
     WireMessage,
     errors,
     hit_out,
@@ -32,6 +35,8 @@ from ._schemas import (
 )
 
 __all__ = ["router"]
+
+JSON_IN = [Depends(json_body)]
 
 router = APIRouter(prefix="/v1", tags=["messages"])
 
@@ -57,8 +62,9 @@ def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
 
 
 @router.post("/sessions/{session}/messages", status_code=201, response_model=MessageOut,
-             responses=errors(*AUTHED, *BODY), summary="Add a message")
-async def add_message(session: str, body: MessageIn, mem: Mem) -> MessageOut:
+             responses=errors(*AUTHED, *JSON_BODY, *KEYED),
+             dependencies=JSON_IN, summary="Add a message")
+async def add_message(session: SessionId, body: MessageIn, mem: Mem) -> MessageOut:
     """Store one message; when the answer arrives it is committed."""
     _check_size(mem, body)
     m = await mem.add(session, body.role, body.content, sender=body.sender, at=body.at,
@@ -67,9 +73,10 @@ async def add_message(session: str, body: MessageIn, mem: Mem) -> MessageOut:
 
 
 @router.post("/sessions/{session}/messages/batch", status_code=201,
-             response_model=MessageListOut, responses=errors(*AUTHED, *BODY),
+             response_model=MessageListOut, responses=errors(*AUTHED, *JSON_BODY, *KEYED),
+             dependencies=JSON_IN,
              summary="Add several messages atomically")
-async def add_messages(session: str, body: BatchIn, mem: Mem) -> MessageListOut:
+async def add_messages(session: SessionId, body: BatchIn, mem: Mem) -> MessageListOut:
     """Store every item, or none when one is invalid (the error names it: ``items[3].role``)."""
     for i, item in enumerate(body.items):
         _check_size(mem, item, f"items[{i}].")
@@ -80,7 +87,7 @@ async def add_messages(session: str, body: BatchIn, mem: Mem) -> MessageListOut:
 
 @router.get("/sessions/{session}/messages", response_model=MessagePageOut,
             responses=errors(*AUTHED), summary="List a session's messages, newest first")
-async def list_messages(session: str, mem: Mem,
+async def list_messages(session: SessionId, mem: Mem,
                         before_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
                         limit: Limit = None, time_range: TimeRange = "all") -> MessagePageOut:
     """A page of messages older than ``before_id``; an unknown session has none."""
@@ -92,7 +99,7 @@ async def list_messages(session: str, mem: Mem,
 
 @router.get("/sessions/{session}/context", response_model=ContextOut,
             responses=errors(*AUTHED, *PROVIDER), summary="The context window and summary")
-async def context(session: str, mem: Mem,
+async def context(session: SessionId, mem: Mem,
                   query: Annotated[str | None, Query(description="The new user input: the "
                                                      "parts of the summary relevant to it are "
                                                      "picked (with a decision model).")] = None,
@@ -143,7 +150,7 @@ Exclude = Annotated[bool, Query(description="Leave out what the context window s
 @router.get("/sessions/{session}/search", response_model=SearchOut,
             responses=errors(*AUTHED, *PROVIDER), summary="Search one session",
             description=_SEARCH_DOC)
-async def search_session(session: str, q: Q, mem: Mem, match: Match = None,
+async def search_session(session: SessionId, q: Q, mem: Mem, match: Match = None,
                          time_range: TimeRange = "all", limit: Limit = None,
                          min_score: MinScore = None, exclude_window: Exclude = True) -> SearchOut:
     return await _search(mem, session, q, match, time_range, limit, min_score, exclude_window)

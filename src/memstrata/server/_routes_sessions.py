@@ -13,14 +13,18 @@ from fastapi.responses import StreamingResponse
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
 from ._auth import memory_for
+from ._media import json_body
 from ._schemas import (
     AUTHED,
     BODY,
+    JSON_BODY,
+    KEYED,
     PROVIDER,
     ImportOut,
     RemovedOut,
     ResetIn,
     ResetOut,
+    SessionId,
     SessionListOut,
     StatsOut,
     SummarizeOut,
@@ -59,7 +63,7 @@ async def tenant_stats(mem: Mem) -> TenantStatsOut:
 
 @router.get("/sessions/{session}", response_model=StatsOut, responses=errors(*AUTHED, 404),
             summary="Counts, hot tier, cursor and summary cost of one session")
-async def session_stats(session: str, mem: Mem) -> StatsOut:
+async def session_stats(session: SessionId, mem: Mem) -> StatsOut:
     stats = await mem.stats(session)
     return StatsOut(session=stats.session, messages=stats.messages,
                     hot_messages=stats.hot_messages, hot_bytes=stats.hot_bytes,
@@ -71,7 +75,7 @@ async def session_stats(session: str, mem: Mem) -> StatsOut:
 
 @router.get("/sessions/{session}/summary", response_model=SummaryOut,
             responses=errors(*AUTHED, 404), summary="The stored summary, as it is")
-async def get_summary(session: str, mem: Mem) -> SummaryOut:
+async def get_summary(session: SessionId, mem: Mem) -> SummaryOut:
     summary = await mem.summary(session)
     if summary is None:
         await mem.stats(session)  # NotFound for a session that does not exist
@@ -84,7 +88,7 @@ async def get_summary(session: str, mem: Mem) -> SummaryOut:
 
 @router.post("/sessions/{session}/summarize", response_model=SummarizeOut,
              responses=errors(*AUTHED, 404, *PROVIDER), summary="Bring the summary up to date")
-async def summarize(session: str, mem: Mem) -> SummarizeOut:
+async def summarize(session: SessionId, mem: Mem) -> SummarizeOut:
     """With a summary model every message after the cursor is merged (502 when the model
     fails; chunks before the failure stay saved); without one, a digest."""
     await mem.stats(session)
@@ -92,9 +96,10 @@ async def summarize(session: str, mem: Mem) -> SummarizeOut:
 
 
 @router.post("/sessions/{session}/reset", response_model=ResetOut,
-             responses=errors(*AUTHED, 404, *BODY, *PROVIDER),
+             responses=errors(*AUTHED, 404, *JSON_BODY, *PROVIDER),
+             dependencies=[Depends(json_body)],
              summary="Delete the messages (keeping the summary unless mode is all)")
-async def reset(session: str, mem: Mem,
+async def reset(session: SessionId, mem: Mem,
                 body: Annotated[ResetIn | None, Body()] = None) -> ResetOut:
     """``summary`` summarises everything first (a failure aborts, nothing is deleted) and
     keeps the summary; ``all`` deletes the summary too."""
@@ -106,7 +111,7 @@ async def reset(session: str, mem: Mem,
 
 @router.delete("/sessions/{session}", response_model=RemovedOut,
                responses=errors(*AUTHED, 404), summary="Delete a session from every stratum")
-async def remove(session: str, mem: Mem) -> RemovedOut:
+async def remove(session: SessionId, mem: Mem) -> RemovedOut:
     if not await mem.remove(session):
         raise NotFound(f"no session {session!r} in this tenant")
     return RemovedOut(removed=True)
@@ -118,7 +123,7 @@ async def remove(session: str, mem: Mem) -> RemovedOut:
                                             "first, then the summary."},
                        **json_errors(*AUTHED, 404)},
             summary="The session as JSONL")
-async def export(session: str, mem: Mem) -> NDJSONResponse:
+async def export(session: SessionId, mem: Mem) -> NDJSONResponse:
     await mem.stats(session)  # 404 before the stream starts
 
     async def lines() -> AsyncIterator[bytes]:
@@ -143,9 +148,9 @@ _IMPORT_BODY = {"required": True, "content": {
 
 
 @router.post("/sessions/{session}/import", response_model=ImportOut,
-             responses=errors(*AUTHED, *BODY), summary="Import JSONL (all or nothing)",
+             responses=errors(*AUTHED, *BODY, *KEYED), summary="Import JSONL (all or nothing)",
              openapi_extra={"requestBody": _IMPORT_BODY})
-async def import_(session: str, request: Request, mem: Mem) -> ImportOut:
+async def import_(session: SessionId, request: Request, mem: Mem) -> ImportOut:
     """Records as ``export`` writes them (or a ``[{role, content, sendAt, sender}]`` history
     array); a bad record is named by its line and nothing is stored. Up to 64 MiB."""
     chunks = [chunk async for chunk in request.stream()]

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..types import ErrorRecord, Hit, Message, SessionInfo
@@ -15,8 +16,11 @@ from ..types import ErrorRecord, Hit, Message, SessionInfo
 __all__ = [
     "AUTHED",
     "BODY",
+    "JSON_BODY",
+    "KEYED",
     "MAX_ID",
     "PROVIDER",
+    "SESSION_PATTERN",
     "STORE",
     "BatchIn",
     "ContextOut",
@@ -36,6 +40,7 @@ __all__ = [
     "ResetIn",
     "ResetOut",
     "SearchOut",
+    "SessionId",
     "SessionListOut",
     "SessionOut",
     "StatsOut",
@@ -83,6 +88,8 @@ class ErrorBody(BaseModel):
 
 _DESCRIPTIONS = {401: "No valid API key", 404: "No such session, message or record in "
                  "this tenant", 413: "The body or a field of it is too large",
+                 409: "An idempotency key already names a different message",
+                 415: "The body is not declared as JSON (Content-Type: application/json)",
                  422: "Invalid input (the field is named)",
                  500: "The database failed (store_error) or the service did (internal_error)",
                  502: "The model provider failed", 503: "Not ready, or shutting down",
@@ -109,7 +116,21 @@ AUTHED = (401, 422, 503, *STORE)
 """What every ``/v1`` route may answer: no key, invalid input, not ready, and, since each
 one reads or writes the database, ``STORE``."""
 BODY = (413,)
+JSON_BODY = (413, 415)
+KEYED = (409,)
+"""What a route that stores messages under idempotency keys may answer besides."""
+"""What a route that reads a JSON body may answer besides ``AUTHED``."""
 PROVIDER = (502,)
+
+# The session id rule (enforced by the library, with its own words) as a schema pattern:
+# 1-128 of these characters, and not "." or ".." (a URL cannot carry those). JSON Schema
+# patterns have no lookahead everywhere, so the dots are spelled out.
+_ID_CHAR, _NOT_DOT = "[A-Za-z0-9._:@-]", "[A-Za-z0-9_:@-]"
+SESSION_PATTERN = (f"^({_NOT_DOT}{_ID_CHAR}{{0,127}}|\\.{_NOT_DOT}{_ID_CHAR}{{0,126}}"
+                   f"|\\.\\.{_ID_CHAR}{{1,126}})$")
+SessionId = Annotated[str, Path(
+    description="A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'.",
+    json_schema_extra={"pattern": SESSION_PATTERN, "minLength": 1, "maxLength": 128})]
 
 
 # -- messages ------------------------------------------------------------------------------
@@ -134,7 +155,8 @@ def message_out(m: Message) -> MessageOut:
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    role: str = Field(description="user or assistant")
+    role: str = Field(description="user or assistant",
+                      json_schema_extra={"enum": ["user", "assistant"]})
     content: str | list[Any] = Field(description="Text, or content parts whose text parts "
                                                  "are kept.")
     sender: str | None = None
