@@ -121,3 +121,12 @@ def test_a_dot_session_is_refused_with_a_clear_error(tmp_path: Path) -> None:
         answer = client.send(request)
     assert answer.status_code == 422, answer.text
     assert answer.json()["error"]["field"] == "session"
+
+
+def test_an_import_without_a_body_is_refused(api: httpx.Client) -> None:
+    for body in (b"", b"\n  \n"):
+        answer = api.post("/v1/sessions/empty/import", content=body,
+                          headers={"Content-Type": "application/x-ndjson"})
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["error"]["field"] == "body"
+    assert api.get("/v1/sessions/empty").status_code == 404

@@ -145,9 +145,11 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
                            "nanoseconds)")
     else:
         at_ns = at
-    if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY):
+    if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY
+                            or "\x00" in key):
+        # NUL: SQLite's JSON functions cut text at it, so such a key could not be looked up.
         raise InvalidInput(prefix + "key", f"must be a non-empty string of at most {_MAX_KEY} "
-                           "characters, or omitted")
+                           "characters without NUL, or omitted")
     if key is not None:
         check_unicode(key, prefix + "key")
     meta_json = _meta_json(meta, prefix + "meta") if meta is not None else None

@@ -19,6 +19,8 @@ from ._schemas import (
     KEYED,
     MAX_ID,
     PROVIDER,
+    SEARCH_LIMIT,
+    TEXT,
     BatchIn,
     ContextOut,
     MessageIn,
@@ -43,9 +45,11 @@ router = APIRouter(prefix="/v1", tags=["messages"])
 Mem = Annotated[Memory, Depends(memory_for)]
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="A message id.")]
 Limit = Annotated[int | None, Query(description="How many (default and maximum: the "
-                                                "server's search settings).")]
+                                                "server's search settings).",
+                                    json_schema_extra=SEARCH_LIMIT)]
 TimeRange = Annotated[str, Query(description="How far back: 1d, 7d, 1m (30 days), 1y or "
-                                             "all.")]
+                                             "all.",
+                                 json_schema_extra={"enum": ["1d", "7d", "1m", "1y", "all"]})]
 
 
 def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
@@ -140,10 +144,14 @@ _SEARCH_DOC = """Hits oldest first, with their neighbours (``matched: false``). 
 ``no_match`` when nothing qualifies, ``indexing_pending`` when nothing did while messages still
 wait for their embeddings (ask again shortly)."""
 
-Q = Annotated[str, Query(description="What to look for (words, a phrase, any language).")]
+Q = Annotated[str, Query(description="What to look for (words, a phrase, any language).",
+                         json_schema_extra={"pattern": TEXT, "maxLength": 2000})]
 Match = Annotated[str | None, Query(description="keyword, semantic or hybrid (default: "
-                                                "hybrid with an embedder, else keyword).")]
-MinScore = Annotated[float | None, Query(description="Similarity floor of semantic hits.")]
+                                                "hybrid with an embedder, else keyword).",
+                                    json_schema_extra={"enum": ["keyword", "semantic",
+                                                                "hybrid"]})]
+MinScore = Annotated[float | None, Query(description="Similarity floor of semantic hits.",
+                                         json_schema_extra={"minimum": -1, "maximum": 1})]
 Exclude = Annotated[bool, Query(description="Leave out what the context window shows.")]
 
 
@@ -164,13 +172,18 @@ async def search_tenant(q: Q, mem: Mem, match: Match = None, time_range: TimeRan
     return await _search(mem, None, q, match, time_range, limit, min_score, exclude_window)
 
 
+_SPAN: dict[str, Any] = {"minimum": 0, "maximum": 50}
+
+
 @router.get("/messages/{message_id}", response_model=ReadOut,
             responses=errors(*AUTHED, 404), summary="A message with its neighbours")
 async def read_message(message_id: MessageId, mem: Mem,
                        before: Annotated[int | None, Query(description="Earlier neighbours "
-                                                                       "(0-50).")] = None,
+                                                                       "(0-50).",
+                                                           json_schema_extra=_SPAN)] = None,
                        after: Annotated[int | None, Query(description="Later neighbours "
-                                                                      "(0-50).")] = None
+                                                                      "(0-50).",
+                                                          json_schema_extra=_SPAN)] = None
                        ) -> ReadOut:
     run = await mem.read(message_id, before=before, after=after)
     found: dict[str, Any] = {"message": None, "before": [], "after": []}

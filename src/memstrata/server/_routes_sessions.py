@@ -19,7 +19,9 @@ from ._schemas import (
     BODY,
     JSON_BODY,
     KEYED,
+    MAX_CONTENT,
     PROVIDER,
+    TEXT,
     ImportOut,
     RemovedOut,
     ResetIn,
@@ -142,9 +144,19 @@ def _lines(data: bytes) -> Iterator[str]:
                                ) from exc
 
 
-_IMPORT_BODY = {"required": True, "content": {
-    NDJSON: {"schema": {"type": "string", "description": "JSONL as the export writes it, "
-                                                         "or a history array"}}}}
+# One record of the body; the body is such records, one a line (or a history array).
+_IMPORT_RECORD = {
+    "type": "object", "required": ["type", "role", "content"], "additionalProperties": False,
+    "description": "One line of the body: a message record as the export writes it (a "
+                   "summary record, or a history array instead of lines, is also taken).",
+    "properties": {
+        "type": {"type": "string", "enum": ["message"]},
+        "role": {"type": "string", "enum": ["user", "assistant"]},
+        "content": {"type": "string", "pattern": TEXT, "maxLength": MAX_CONTENT},
+        "sender": {"type": "string", "pattern": TEXT, "maxLength": 256},
+        "key": {"type": "string", "minLength": 1, "maxLength": 256,
+                "pattern": "^[^\\x00]*$"}}}
+_IMPORT_BODY = {"required": True, "content": {NDJSON: {"schema": _IMPORT_RECORD}}}
 
 
 @router.post("/sessions/{session}/import", response_model=ImportOut,
@@ -155,6 +167,9 @@ async def import_(session: SessionId, request: Request, mem: Mem) -> ImportOut:
     array); a bad record is named by its line and nothing is stored. Up to 64 MiB."""
     chunks = [chunk async for chunk in request.stream()]
     data = b"".join(chunks)
+    if not data.strip():
+        raise InvalidInput("body", "is required: JSONL records, one a line, or a history "
+                           "array")
     if data.lstrip()[:1] == b"[":
         try:
             text = data.decode("utf-8")

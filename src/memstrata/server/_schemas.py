@@ -9,19 +9,26 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Path
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from ..config import Settings
 from ..types import ErrorRecord, Hit, Message, SessionInfo
 
 __all__ = [
     "AUTHED",
     "BODY",
+    "ERROR_LIMIT",
     "JSON_BODY",
     "KEYED",
+    "MAX_CONTENT",
     "MAX_ID",
     "PROVIDER",
+    "RECORD_ID",
+    "SEARCH_LIMIT",
     "SESSION_PATTERN",
     "STORE",
+    "TEXT",
+    "TOOL_NAME",
     "BatchIn",
     "ContextOut",
     "ErrorBody",
@@ -122,6 +129,18 @@ KEYED = (409,)
 """What a route that reads a JSON body may answer besides ``AUTHED``."""
 PROVIDER = (502,)
 
+# The rules the library enforces, with their own words, published in the schema (for the
+# default settings: search_limit_max 32, error_limit_max 16, max_content_chars 10,000).
+_DEFAULTS = Settings()
+TEXT = "\\S"  # text with something besides white space
+MAX_CONTENT = _DEFAULTS.max_content_chars
+SEARCH_LIMIT: dict[str, JsonValue] = {"minimum": 1, "maximum": _DEFAULTS.search_limit_max}
+ERROR_LIMIT: dict[str, JsonValue] = {"minimum": 1, "maximum": _DEFAULTS.error_limit_max}
+_LINE = "[^\\x00-\\x1f\\x7f]"  # a character of one line, no control characters
+TOOL_NAME: dict[str, JsonValue] = {"pattern": f"^{_LINE}*[^\\s\\x00-\\x1f\\x7f]{_LINE}*$",
+                                   "maxLength": 128}
+RECORD_ID: dict[str, JsonValue] = {"pattern": "^[0-9a-f]{8,32}$"}
+
 # The session id rule (enforced by the library, with its own words) as a schema pattern:
 # 1-128 of these characters, and not "." or ".." (a URL cannot carry those). JSON Schema
 # patterns have no lookahead everywhere, so the dots are spelled out.
@@ -158,12 +177,34 @@ class MessageIn(BaseModel):
     role: str = Field(description="user or assistant",
                       json_schema_extra={"enum": ["user", "assistant"]})
     content: str | list[Any] = Field(description="Text, or content parts whose text parts "
-                                                 "are kept.")
-    sender: str | None = None
-    at: int | None = Field(None, description="UTC Unix time in nanoseconds (default: now).")
+                                                 "are kept.",
+                                     json_schema_extra={"anyOf": [
+                                         {"type": "string", "pattern": TEXT, "minLength": 1,
+                                          "maxLength": MAX_CONTENT},
+                                         {"type": "array", "minItems": 1, "maxItems": 64,
+                                          "items": {"anyOf": [
+                                              {"type": "string", "pattern": TEXT,
+                                               "maxLength": 1000},
+                                              {"type": "object", "required": ["text"],
+                                               "properties": {"text": {
+                                                   "type": "string", "pattern": TEXT,
+                                                   "maxLength": 1000}}}]}}]})
+    sender: str | None = Field(None, json_schema_extra={"anyOf": [
+        {"type": "string", "pattern": TEXT, "maxLength": 256}, {"type": "null"}]})
+    at: int | None = Field(None, description="UTC Unix time in nanoseconds (default: now); "
+                                             "at most 5 minutes ahead of the server's clock.",
+                           json_schema_extra={"anyOf": [
+                               {"type": "integer", "minimum": 0,
+                                "maximum": 1_700_000_000_000_000_000},
+                               {"type": "null"}]})
     meta: dict[str, Any] | None = None
     key: str | None = Field(None, description="Idempotency key: a message stored under it "
-                                              "before is returned instead of stored again.")
+                                              "before is returned instead of stored again "
+                                              "(409 when it named another message).",
+                            json_schema_extra={"anyOf": [
+                                {"type": "string", "minLength": 1, "maxLength": 256,
+                                 "pattern": "^[^\\x00]*$"},
+                                {"type": "null"}]})
 
 
 class BatchIn(BaseModel):
@@ -303,12 +344,15 @@ class StatusOut(BaseModel):
 class ErrorIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    tool_name: str
-    keywords: list[str] = Field(default_factory=list)
-    symptom: str
-    cause: str | None = None
-    action: str
-    outcome: str = Field("resolved", description="resolved, failed or abandoned")
+    tool_name: str = Field(json_schema_extra=TOOL_NAME)
+    keywords: list[str] = Field(default_factory=list, json_schema_extra={
+        "maxItems": 32, "items": {"type": "string", "maxLength": 64}})
+    symptom: str = Field(json_schema_extra={"pattern": TEXT, "maxLength": MAX_CONTENT})
+    cause: str | None = Field(None, json_schema_extra={"anyOf": [
+        {"type": "string", "maxLength": MAX_CONTENT}, {"type": "null"}]})
+    action: str = Field(json_schema_extra={"pattern": TEXT, "maxLength": MAX_CONTENT})
+    outcome: str = Field("resolved", description="resolved, failed or abandoned",
+                         json_schema_extra={"enum": ["resolved", "failed", "abandoned"]})
 
 
 class ErrorRecordOut(BaseModel):
