@@ -3,8 +3,9 @@ session in and out as JSONL. A session another tenant holds answers exactly as a
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Request
@@ -13,6 +14,7 @@ from fastapi.responses import StreamingResponse
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
 from ._auth import memory_for
+from ._import_body import BodyLines, open_body
 from ._media import json_body
 from ._schemas import (
     AUTHED,
@@ -134,16 +136,6 @@ async def export(session: SessionId, mem: Mem) -> NDJSONResponse:
     return NDJSONResponse(lines())
 
 
-def _lines(data: bytes) -> Iterator[str]:
-    """The body's lines, decoded one by one so a bad byte is named by its line."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            yield raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidInput(f"line {number}", f"is not UTF-8 text (byte {exc.start + 1})"
-                               ) from exc
-
-
 # One record of the body; the body is such records, one a line (or a history array).
 _IMPORT_RECORD = {
     "type": "object", "required": ["type", "role", "content"], "additionalProperties": False,
@@ -165,15 +157,17 @@ _IMPORT_BODY = {"required": True, "content": {NDJSON: {"schema": _IMPORT_RECORD}
 async def import_(session: SessionId, request: Request, mem: Mem) -> ImportOut:
     """Records as ``export`` writes them (or a ``[{role, content, sendAt, sender}]`` history
     array); a bad record is named by its line and nothing is stored. Up to 64 MiB."""
-    chunks = [chunk async for chunk in request.stream()]
-    data = b"".join(chunks)
-    if not data.strip():
+    chunks = request.stream()
+    head, is_history = await open_body(chunks)
+    if not head.strip():
         raise InvalidInput("body", "is required: JSONL records, one a line, or a history "
                            "array")
-    if data.lstrip()[:1] == b"[":
+    if is_history:
+        data = head + b"".join([chunk async for chunk in chunks])
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInput("history", f"is not UTF-8 text (byte {exc.start + 1})") from exc
         return ImportOut(imported=await mem.import_history(session, text))
-    return ImportOut(imported=await mem.import_(session, _lines(data)))
+    lines = BodyLines(head, chunks, asyncio.get_running_loop())
+    return ImportOut(imported=await mem.import_(session, lines))
