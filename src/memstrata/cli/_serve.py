@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import signal
+import ssl
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -63,6 +65,12 @@ def serve(
     access_log: Annotated[bool, typer.Option(
         "--access-log", help="Log every request (method, path, status) to stderr; off by "
         "default, since it costs about a third of the throughput.")] = False,
+    tls_cert: Annotated[Path | None, typer.Option(
+        "--tls-cert", metavar="FILE", help="Serve HTTPS with this certificate (PEM, the chain "
+        "after it); needs --tls-key.", show_default=False)] = None,
+    tls_key: Annotated[Path | None, typer.Option(
+        "--tls-key", metavar="FILE", help="The certificate's private key (PEM, not "
+        "encrypted).", show_default=False)] = None,
 ) -> None:
     """Serve the memory over HTTP: the /v1 API, MCP at /mcp and the web inspector at /.
 
@@ -82,13 +90,16 @@ def serve(
     if active == 0:
         note("no API key yet: every /v1 request will be refused; make one with memstrata keys "
              "create --tenant NAME")
+    tls = _tls_files(tls_cert, tls_key)
     application = create_app(target, settings=state.settings())
     config = uvicorn.Config(application, host=host, port=port, lifespan="on",
                             log_level="info", access_log=access_log,
-                            timeout_graceful_shutdown=_GRACEFUL_S)
+                            timeout_graceful_shutdown=_GRACEFUL_S,
+                            ssl_certfile=tls[0] if tls else None,
+                            ssl_keyfile=tls[1] if tls else None)
     server = uvicorn.Server(config)
-    note(f"serving {target} on http://{host}:{port} (Ctrl-C or SIGTERM stops)",
-         db=target, url=f"http://{host}:{port}")
+    url = f"{'https' if tls else 'http'}://{host}:{port}"
+    note(f"serving {target} on {url} (Ctrl-C or SIGTERM stops)", db=target, url=url)
     # uvicorn handles the stop signals while it serves and, once shut down, raises the signal
     # again for the handler that was there before; a handler that does nothing makes a
     # graceful stop exit with 0 instead of dying by the signal it already handled.
@@ -97,6 +108,26 @@ def serve(
     # uvicorn's choice of event loop: uvloop when installed (the server extra brings it).
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
         runner.run(server.serve())
+
+
+def _tls_files(cert: Path | None, key: Path | None) -> tuple[str, str] | None:
+    """The certificate and key files for HTTPS (``None``: plain HTTP), checked by loading
+    them, so a wrong file is a clear error before the server starts."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        fail("HTTPS needs both --tls-cert and --tls-key", field="--tls-cert" if cert is None
+             else "--tls-key", kind="InvalidInput")
+    for option, path in (("--tls-cert", cert), ("--tls-key", key)):
+        if not path.is_file():
+            fail(f"no such file: {path}", field=option, kind="InvalidInput")
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (ssl.SSLError, OSError) as exc:
+        fail(f"the certificate and key cannot be used together ({exc.strerror or exc}); "
+             "both must be PEM files, the key not encrypted", field="--tls-cert",
+             kind="InvalidInput")
+    return str(cert), str(key)
 
 
 def _stopped(signum: int, frame: object) -> None:
