@@ -78,7 +78,7 @@ def create_app(target: str, *, settings: Settings | None = None,
     app.state.tenants = None
     install_handlers(app)
     # HEAD and OPTIONS for every route, those added below too (the list is read per request).
-    app.add_middleware(HttpMethods, routes=app.router.routes)
+    app.add_middleware(HttpMethods, routes=app.router.routes, streams=("/mcp",))
     app.add_middleware(BodyLimit, default=body_limit, imports=import_limit)
     app.add_middleware(RequestId)  # outermost: every answer, a refused body's too
     _health_routes(app)

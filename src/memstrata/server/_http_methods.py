@@ -21,9 +21,13 @@ _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 class HttpMethods:
     """ASGI middleware over the app whose routes it reads (``app.router.routes``)."""
 
-    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute]) -> None:
+    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute],
+                 streams: tuple[str, ...] = ()) -> None:
         self.app = app
         self.routes = routes
+        # Paths whose GET opens a stream that does not end (MCP's server-sent events): a
+        # HEAD there is left to the route, which refuses it.
+        self.streams = streams
 
     def allowed(self, scope: Scope) -> set[str]:
         """The methods the request's path takes, asked of each route (routers included)
@@ -52,7 +56,8 @@ class HttpMethods:
                         "headers": [(b"allow", ", ".join(sorted(allowed)).encode())]})
             await send({"type": "http.response.body", "body": b""})
             return
-        if scope["method"] == "HEAD" and "GET" in allowed:
+        if scope["method"] == "HEAD" and "GET" in allowed and \
+                not str(scope.get("path", "")).startswith(self.streams):
             await self.app({**scope, "method": "GET"}, receive, _without_body(send))
             return
         await self.app(scope, receive, send)
