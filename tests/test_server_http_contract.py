@@ -106,7 +106,10 @@ async def test_dot_session_ids_are_refused_by_library_and_mcp(session: str) -> N
         async with Client(build_mcp(lambda _request: mem)) as client:
             message = await error_text(client.session, "remember", session=session,
                                        role="user", content="x")
+            nul = await error_text(client.session, "error_history", mode="search",
+                                   keyword="timeout", tool="fetch\x00")
         assert "not '.' or '..'" in message
+        assert "tool:" in nul and "control characters" in nul
         assert await mem.add("...", "user", "three dots are a name") is not None
         with pytest.raises(KeyConflict):
             await mem.add("k", "user", "a", key="1")
