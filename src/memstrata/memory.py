@@ -423,6 +423,7 @@ class Memory:
 
     async def import_(self, session: str, records: Iterable[Any]) -> int:
         """Import exported records (all or nothing); returns the number of messages added.
+        ``records`` is read and checked in a worker thread, off the event loop.
 
         A bad record raises ``InvalidInput`` naming its line (1-based) and nothing is stored.
         """

@@ -16,6 +16,8 @@ from ..errors import InvalidInput
 
 __all__ = ["BodyLines", "open_body"]
 
+_CHUNK_WAIT_S = 120.0
+
 
 async def open_body(chunks: AsyncIterator[bytes]) -> tuple[bytes, bool]:
     """The body's first bytes up to one that is not white space (empty at the end of an
@@ -47,7 +49,15 @@ class BodyLines:
             return None
 
     def _fetch(self) -> bytes | None:
-        return asyncio.run_coroutine_threadsafe(self._next(), self._loop).result()
+        pending = asyncio.run_coroutine_threadsafe(self._next(), self._loop)
+        try:
+            # Bounded, so a loop that stopped (the server going down) cannot hold this
+            # thread, and the executor's shutdown with it, for ever.
+            return pending.result(timeout=_CHUNK_WAIT_S)
+        except TimeoutError as exc:
+            pending.cancel()
+            raise InvalidInput("body", f"stopped arriving: no data for {_CHUNK_WAIT_S:.0f} "
+                               "seconds") from exc
 
     def __iter__(self) -> Iterator[str]:
         number = 0
