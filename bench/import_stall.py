@@ -1,11 +1,12 @@
 """Does a large import stall the service? ``/healthz`` latency while one import runs.
 
-A real ``memstrata serve`` subprocess on a temporary SQLite file takes one JSONL import of
-``--mib`` MiB (messages of about 600 characters) while a client asks ``/healthz`` every
-20 ms; the script prints the import's time, the latency of ``/healthz`` (p50, p99, max) and
-the server's peak resident memory (``VmHWM``) against the body's size.
+A real ``memstrata serve`` subprocess on a temporary SQLite file takes ``--imports`` JSONL
+imports at once (each ``--mib`` MiB of messages of about 600 characters, into its own
+session) while a client asks ``/healthz`` every 20 ms; the script prints the time until the
+last import is done, the latency of ``/healthz`` (p50, p99, max) and the server's peak
+resident memory (``VmHWM``) against the bodies' size.
 
-    python bench/import_stall.py --mib 8
+    python bench/import_stall.py --mib 8 --imports 3
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ def _peak_rss_mib(pid: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mib", type=float, default=8.0, help="size of the import body")
+    parser.add_argument("--mib", type=float, default=8.0, help="size of each import body")
+    parser.add_argument("--imports", type=int, default=1, help="imports sent at once")
     args = parser.parse_args()
     body = _body(args.mib)
     with tempfile.TemporaryDirectory() as work:
@@ -98,22 +100,34 @@ def main() -> None:
 
             prober = threading.Thread(target=probe)
             prober.start()
+            answers: list[httpx.Response] = []
+
+            def send(n: int) -> None:
+                answers.append(httpx.post(
+                    f"{url}/v1/sessions/big-{n}/import", content=body, timeout=600,
+                    headers={"Authorization": f"Bearer {key}",
+                             "Content-Type": "application/x-ndjson"}))
+
+            senders = [threading.Thread(target=send, args=(n,)) for n in range(args.imports)]
             start = time.perf_counter()
-            answer = httpx.post(f"{url}/v1/sessions/big/import", content=body, timeout=600,
-                                headers={"Authorization": f"Bearer {key}",
-                                         "Content-Type": "application/x-ndjson"})
+            for t in senders:
+                t.start()
+            for t in senders:
+                t.join()
             took = time.perf_counter() - start
             done.set()
             prober.join()
-            answer.raise_for_status()
+            for answer in answers:
+                answer.raise_for_status()
             peak = _peak_rss_mib(pid)
     latencies.sort()
 
     def pct(q: float) -> float:
         return latencies[min(len(latencies) - 1, int(q * len(latencies)))]
 
-    print(f"import_stall: body_mib={len(body) / (1 << 20):.1f} "
-          f"imported={answer.json()['imported']} import_s={took:.2f} "
+    imported = sum(a.json()["imported"] for a in answers)
+    print(f"import_stall: imports={args.imports} body_mib={len(body) / (1 << 20):.1f} "
+          f"imported={imported} import_s={took:.2f} "
           f"healthz_n={len(latencies)} healthz_p50_ms={pct(0.5):.1f} "
           f"healthz_p99_ms={pct(0.99):.1f} healthz_max_ms={latencies[-1]:.1f} "
           f"rss_before_mib={base_rss:.0f} rss_peak_mib={peak:.0f}")
