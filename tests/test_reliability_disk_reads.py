@@ -40,15 +40,21 @@ def test_reads_and_deletes_work_on_a_full_disk_over_http(disk: Disk) -> None:
                 for i in range(200)]})
             assert r.status_code == 201, r.text
         one = r.json()["messages"][0]["id"]
+        assert client.post("/v1/errors", json={
+            "tool_name": "fetch", "keywords": ["timeout"], "symptom": "the fetch timed out",
+            "action": "retry with a longer timeout"}).status_code == 201
         disk.fill()
         refused = client.post("/v1/sessions/keep/messages",
                               json={"role": "user", "content": "y" * 5000})
         assert refused.status_code == 507, refused.text
         for path in ("/v1/sessions/keep", "/v1/sessions/drop", "/v1/sessions",
                      "/v1/sessions/keep/messages", "/v1/sessions/keep/context", "/v1/stats",
-                     f"/v1/messages/{one}"):
+                     f"/v1/messages/{one}", "/v1/errors", "/v1/errors/search?q=timeout",
+                     "/v1/errors/hint?tool=fetch&error=timed+out"):
             answer = client.get(path)
             assert answer.status_code == 200, (path, answer.text)
+        found = client.get("/v1/errors/search", params={"q": "timeout"}).json()["errors"]
+        assert [e["tool_name"] for e in found] == ["fetch"]
         assert client.delete(f"/v1/messages/{one}").status_code == 204
         gone = client.delete("/v1/sessions/drop")
         assert gone.status_code == 200, gone.text

@@ -107,7 +107,8 @@ class ErrorMemory:
         """Records related to ``keyword`` (words, a phrase or an error message), best first.
 
         Each record returned is a hit: its ``hits`` grows by one and it expires
-        ``error_ttl_days`` from now (the returned values already say so).
+        ``error_ttl_days`` from now (the returned values already say so); on a full disk
+        (SQLite) the records are found without counting the hit.
         """
         query = _query_text(keyword)
         chosen_tool = None if tool is None else _tool_name(tool, field="tool")
