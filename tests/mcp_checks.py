@@ -15,8 +15,8 @@ from mcp_types import CallToolResult, TextContent
 
 from memstrata import Memory, Settings
 
-__all__ = ["TOOL_NAMES", "call", "check_bad_input", "check_every_tool", "check_listing",
-           "error_text", "text_of"]
+__all__ = ["MALFORMED", "TOOL_NAMES", "call", "check_bad_input", "check_every_tool",
+           "check_listing", "error_text", "text_of"]
 
 TOOL_NAMES = {"context", "remember", "chat_history", "error_history", "write_error"}
 
@@ -143,3 +143,33 @@ async def check_bad_input(session: ClientSession) -> None:
     assert context["messages"] == []
     stored = await call(session, "remember", session="s1", role="user", content="still here")
     assert stored["content"] == "still here"
+
+
+# -- malformed messages -----------------------------------------------------------------------
+
+_DEEP = "[" * 1000 + "]" * 1000
+MALFORMED: list[tuple[str, int | str | None, int]] = [
+    # (the message as sent, the id its answer carries, the JSON-RPC error code)
+    ("not json", None, -32700),
+    ('{"jsonrpc": "2.0", "id": 5, "method": "tools/list"', None, -32700),
+    ('[{"jsonrpc": "2.0", "id": 6, "method": "tools/list"}]', None, -32600),
+    ("[]", None, -32600),
+    ("42", None, -32600),
+    ("null", None, -32600),
+    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": [1]}', 7, -32602),
+    ('{"jsonrpc": "1.0", "id": 8, "method": "tools/list"}', 8, -32600),
+    ('{"id": "nine", "method": "tools/list"}', "nine", -32600),
+    ('{"jsonrpc": "2.0", "id": 10}', 10, -32600),
+    ('{"jsonrpc": "2.0", "id": 11, "method": 5}', 11, -32600),
+    ('{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', None, -32600),
+    ('{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": 3}}', 12,
+     -32602),
+    # A lone surrogate and arrays nested a thousand deep: once enough to end the process.
+    ('{"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {"name": "x\\ud800", '
+     f'"arguments": {{"a": {_DEEP}}}}}}}', 13, -32600),
+    ('{"jsonrpc": "2.0", "method": "tools/list", "params": {"a": ' + _DEEP + '}, "id": "14"}',
+     "14", -32600),
+    ('{"jsonrpc": "2.0", "id": 15, "method": "tools/list", "params": {"cursor": '
+     + '{"a": ' * 3000 + "1" + "}" * 3000 + "}}", 15, -32600),
+]
+"""Messages the SDK cannot take, each of which must get an error answer with its id."""

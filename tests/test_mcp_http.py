@@ -19,7 +19,7 @@ from mcp import ClientSession
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_checks import call, check_bad_input, check_every_tool, check_listing, error_text
+from mcp_checks import MALFORMED, call, check_bad_input, check_every_tool, check_listing, error_text
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from server_helpers import auth, make_key, revoke_key, running_server
 
@@ -182,3 +182,17 @@ async def test_the_newer_protocol_revision_works_and_keeps_tenants_apart(
             context = await call(client.session, "context", session="s")
             contents[tenant] = [m["content"] for m in context["messages"]]
     assert contents == {"acme": ["acme was here"], "globex": ["globex was here"]}
+
+
+def test_every_malformed_message_is_answered_with_its_id(db: str, base_url: str) -> None:
+    """Over HTTP as over stdio: each message the SDK cannot take is a JSON-RPC error with its
+    id (400 when the message is refused as a whole), never a 500."""
+    key = make_key(db, "acme")
+    session_id = post(base_url, key, INITIALIZE).headers["mcp-session-id"]
+    post(base_url, key, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session_id)
+    for message, ident, code in MALFORMED:
+        response = post(base_url, key, message, session_id)
+        assert response.status_code in (200, 400), message[:60]
+        answer = answer_of(response)
+        assert (answer["id"], answer["error"]["code"]) == (ident, code), message[:60]
+    assert post(base_url, key, '{"jsonrpc": "2.0", "method": 5}').status_code == 202

@@ -20,7 +20,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_checks import call, check_bad_input, check_every_tool, check_listing, error_text
+from mcp_checks import MALFORMED, call, check_bad_input, check_every_tool, check_listing, error_text
 
 from memstrata import Memory, Settings
 from memstrata.server._mcp import build_mcp
@@ -197,3 +197,40 @@ async def test_a_lone_surrogate_that_reaches_a_tool_is_a_tool_error(
         message = await error_text(client.session, tool, **arguments)
         assert f"{field}: is not valid Unicode: a lone surrogate" in message
         assert (await call(client.session, "context", session="s"))["messages"] == []
+
+
+async def test_every_malformed_line_is_answered_and_the_server_goes_on(tmp_path: Path) -> None:
+    """Each line the SDK cannot take (not JSON, a batch, a wrong version, params as a list,
+    nesting a thousand deep …) gets a JSON-RPC error with its id, a malformed notification
+    and a blank line get nothing, a line past the size bound is refused without being held
+    whole, and the server serves on."""
+    db = str(tmp_path / "m.db")
+    process = await asyncio.create_subprocess_exec(
+        *COMMAND, "mcp", "--db", db, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, **ENV})
+    client = RawClient(process)
+    try:
+        await client.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "by-hand", "version": "1"}}})
+        await client.receive()
+        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for line, ident, code in MALFORMED:
+            await client.send(line)
+            answer = await client.receive()
+            assert (answer["id"], answer["error"]["code"]) == (ident, code), line[:60]
+        await client.send('{"jsonrpc": "2.0", "method": 5}')  # a notification: no answer
+        await client.send("   ")
+        await client.send('{"jsonrpc": "2.0", "id": 20, "method": "tools/list", "params": '
+                          '{"cursor": "' + "x" * (5 << 20) + '"}}')
+        assert (await client.receive())["error"]["code"] == -32600
+        await client.send(tool_call(21, "remember", {"session": "s", "role": "user",
+                                                     "content": "still here"}))
+        assert (await client.receive())["id"] == 21
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        await asyncio.wait_for(process.wait(), _READ_TIMEOUT_S)
+    assert process.returncode == 0
+    assert await stored(db, "default", "s") == ["still here"]

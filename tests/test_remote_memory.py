@@ -67,7 +67,9 @@ async def test_values_are_equal(pair: tuple[Memory, RemoteMemory]) -> None:
     assert len(added) == len(ITEMS)
     await same(pair, lambda m: m.add("s1", "assistant", "the 9:00 train, then", at=AT + 10**10,
                                      key="k1"))
-    await same(pair, lambda m: m.add("s1", "assistant", "again", at=AT, key="k1"))
+    await same(pair, lambda m: m.add("s1", "assistant", "the 9:00 train, then", at=AT,
+                                     key="k1"))
+    await raises_same(pair, lambda m: m.add("s1", "assistant", "again", at=AT, key="k1"))
     assert (await same(pair, lambda m: m.context("s1"))).unsummarized == len(ITEMS) + 1 - 3
     await same(pair, lambda m: m.read(3, before=1, after=2))
     await same(pair, lambda m: m.recent("s1", limit=4))

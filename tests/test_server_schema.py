@@ -4,6 +4,7 @@ answer is a 5xx and that each status, content type and body is one the schema de
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,8 +13,10 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import not_a_server_error
+from schemathesis.generation.modes import GenerationMode
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    positive_data_acceptance,
     response_schema_conformance,
     status_code_conformance,
 )
@@ -39,8 +42,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
         yield url, key
 
 
-# An import body is text, one JSON record a line: send generated strings as they are.
-schemathesis.serializer.alias("application/x-ndjson", "text/plain")
+@schemathesis.serializer("application/x-ndjson")
+def ndjson(_context: Any, value: Any) -> bytes:
+    """An import body: the schema describes one record, sent as one JSON line (a generated
+    string, in the negative phase, is sent as it is)."""
+    return value.encode() if isinstance(value, str) else (json.dumps(value) + "\n").encode()
 
 # The schema the service publishes (building the app does no I/O); the requests go over
 # real HTTP to the server of the ``service`` fixture.
@@ -53,6 +59,21 @@ schema = schemathesis.openapi.from_dict(create_app(":memory:").openapi())
           phases=[Phase.explicit, Phase.generate])
 def test_every_route_keeps_the_contract(case: Any, service: tuple[str, str]) -> None:
     case.call_and_validate(base_url=service[0], headers=auth(service[1]), checks=CHECKS)
+
+
+# The same schema, generating only data it calls valid: each such request must be accepted
+# (2xx, or 404 for a thing that does not exist), so every rule the service enforces is in it.
+positive = schemathesis.openapi.from_dict(create_app(":memory:").openapi())
+positive.config.generation.update(modes=[GenerationMode.POSITIVE])
+
+
+@positive.parametrize()
+@settings(max_examples=15, derandomize=True, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck),
+          phases=[Phase.explicit, Phase.generate])
+def test_valid_data_by_the_schema_is_accepted(case: Any, service: tuple[str, str]) -> None:
+    case.call_and_validate(base_url=service[0], headers=auth(service[1]),
+                           checks=[*CHECKS, positive_data_acceptance])
 
 
 def test_every_route_declares_its_errors(service: tuple[str, str]) -> None:

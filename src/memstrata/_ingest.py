@@ -52,8 +52,16 @@ _SESSION_RULE = ("must be 1-128 characters from A-Z a-z 0-9 . _ : @ - (ASCII onl
                  "no letters of other scripts)")
 
 
+# "." and ".." are path segments every URL parser folds away: no HTTP client could name them.
+_DOT_SEGMENTS = frozenset({".", ".."})
+
+
 def check_session(session: object, field: str = "session") -> str:
-    """The session id if valid: 1-128 characters of ``[A-Za-z0-9._:@-]`` (ASCII only)."""
+    """The session id if valid: 1-128 characters of ``[A-Za-z0-9._:@-]`` (ASCII only), and
+    neither ``.`` nor ``..``."""
+    if session in _DOT_SEGMENTS:
+        raise InvalidInput(field, f"{_SESSION_RULE}, and not '.' or '..' (no URL can carry "
+                           f"those); got {session!r}")
     if not isinstance(session, str) or not _SESSION_RE.fullmatch(session):
         if isinstance(session, str) and 0 < len(session) <= 128:
             pos = next(i for i, c in enumerate(session) if not _SESSION_RE.fullmatch(c))
@@ -153,9 +161,11 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
                            "nanoseconds)")
     else:
         at_ns = at
-    if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY):
+    if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY
+                            or "\x00" in key):
+        # NUL: SQLite's JSON functions cut text at it, so such a key could not be looked up.
         raise InvalidInput(prefix + "key", f"must be a non-empty string of at most {_MAX_KEY} "
-                           "characters, or omitted")
+                           "characters without NUL, or omitted")
     if key is not None:
         check_stored_text(key, prefix + "key")
     meta_json = _meta_json(meta, prefix + "meta") if meta is not None else None

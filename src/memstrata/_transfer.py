@@ -12,6 +12,7 @@ an export back into the session it came from (a restored backup) adds nothing.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import json
@@ -66,7 +67,10 @@ class Transfer:
         """Exported records into ``session``; returns the number of messages added (those
         whose key the session already holds are not added again)."""
         now = self._clock()
-        parsed = parse_records(session, records, now=now, max_chars=self._max_chars)
+        # Off the event loop: a large import takes seconds to validate, and the records may
+        # be read from a stream as they are parsed (only the drafts are kept).
+        parsed = await asyncio.to_thread(parse_records, session, records, now=now,
+                                         max_chars=self._max_chars)
         newest = await self._newest(tenant, session)
         here = await self._already_here(tenant, session, parsed)
         drafts = [d for i, d in enumerate(parsed.drafts) if i not in here]
@@ -116,7 +120,8 @@ class Transfer:
                              index: bool) -> int:
         """A Go runtime history array into ``session``; returns the number of messages added."""
         now = self._clock()
-        drafts = parse_history(history, now=now, max_chars=self._max_chars)
+        drafts = await asyncio.to_thread(parse_history, history, now=now,
+                                         max_chars=self._max_chars)
         newest = await self._newest(tenant, session)
         messages = await self._store.import_session(tenant, session, drafts, None, now=now,
                                                     policy=self._policy, index=index)

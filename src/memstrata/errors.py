@@ -4,6 +4,7 @@
 
     MemstrataError                 every error memstrata raises on purpose
     ├── InvalidInput (ValueError)  bad arguments, records or settings; nothing was changed
+    │   └── KeyConflict            an idempotency key already names a different message
     ├── NotFound (LookupError)     the session, message or record does not exist
     ├── StoreError                 the database failed (raised from the driver's error)
     │   ├── DiskFull               no space left for a write; nothing of it was stored
@@ -28,6 +29,7 @@ __all__ = [
     "FlushTimeout",
     "InvalidInput",
     "InvalidSummary",
+    "KeyConflict",
     "MemstrataError",
     "NotFound",
     "ProviderError",
@@ -50,6 +52,11 @@ class InvalidInput(MemstrataError, ValueError):
         self.field = field
         self.reason = message
         super().__init__(f"{field}: {message}")
+
+
+class KeyConflict(InvalidInput):
+    """An idempotency key already names a message with another role or text in the
+    session: a retry must send the same message. Nothing was written."""
 
 
 class NotFound(MemstrataError, LookupError):

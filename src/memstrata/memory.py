@@ -45,6 +45,7 @@ from .summary import CronRunner, SummaryRunner
 from .text import check_unicode
 from .tools import Tools
 from .types import (
+    Draft,
     Hit,
     MatchMode,
     Message,
@@ -64,6 +65,8 @@ Clock = Callable[[], int]
 CLOSE_TIMEOUT_S = 10.0
 """How long ``close()`` waits for background work before leaving it behind."""
 _SWEEP_INTERVAL_S = 60.0
+# Up to this many items a batch is checked on the event loop (a thread hop costs more).
+_CHECK_ON_LOOP = 256
 
 
 class Memory:
@@ -253,8 +256,14 @@ class Memory:
         """Store several messages atomically: all are committed, or none (on any bad item)."""
         self._session(session)
         now = self._clock()
-        drafts = [draft_item(i, item, now=now, max_chars=self.settings.max_content_chars)
-                  for i, item in enumerate(items)]
+        items = list(items)
+        top = self.settings.max_content_chars
+
+        def drafted() -> list[Draft]:
+            return [draft_item(i, item, now=now, max_chars=top) for i, item in enumerate(items)]
+
+        # A large batch is validated off the event loop, which other requests share.
+        drafts = drafted() if len(items) <= _CHECK_ON_LOOP else await asyncio.to_thread(drafted)
         if not drafts:
             return []
         out = await self._store.append(self.tenant, session, drafts, now=now,
@@ -460,6 +469,7 @@ class Memory:
 
     async def import_(self, session: str, records: Iterable[Any]) -> int:
         """Import exported records (all or nothing); returns the number of messages added.
+        ``records`` is read and checked in a worker thread, off the event loop.
 
         A bad record raises ``InvalidInput`` naming its line (1-based) and nothing is stored.
         """

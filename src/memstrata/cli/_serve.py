@@ -13,7 +13,9 @@ import asyncio
 import ipaddress
 import logging
 import signal
+import ssl
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -87,6 +89,12 @@ def serve(
         metavar="N", min=1, help="Imports running at once; more are answered 429.")] = 2,
     log_format: Annotated[LogFormat, typer.Option(
         help="text for people, json for one JSON object per line.")] = LogFormat.text,
+    tls_cert: Annotated[Path | None, typer.Option(
+        "--tls-cert", metavar="FILE", help="Serve HTTPS with this certificate (PEM, the chain "
+        "after it); needs --tls-key.", show_default=False)] = None,
+    tls_key: Annotated[Path | None, typer.Option(
+        "--tls-key", metavar="FILE", help="The certificate's private key (PEM, not "
+        "encrypted).", show_default=False)] = None,
 ) -> None:
     """Serve the memory over HTTP: the /v1 API, MCP at /mcp and the web inspector at /.
 
@@ -106,6 +114,7 @@ def serve(
     if active == 0:
         note("no API key yet: every /v1 request will be refused; make one with memstrata keys "
              "create --tenant NAME")
+    tls = _tls_files(tls_cert, tls_key)
     application = create_app(target, settings=state.settings(), body_timeout=body_timeout,
                              max_imports=max_imports)
     from ..server import header_timeout_protocol, json_log_config
@@ -117,13 +126,15 @@ def serve(
                             log_level="info", access_log=access_log,
                             timeout_graceful_shutdown=_GRACEFUL_S,
                             limit_concurrency=limit_concurrency,
-                            timeout_keep_alive=timeout_keep_alive)
+                            timeout_keep_alive=timeout_keep_alive,
+                            ssl_certfile=tls[0] if tls else None,
+                            ssl_keyfile=tls[1] if tls else None)
     server = uvicorn.Server(config)
+    url = f"{'https' if tls else 'http'}://{host}:{port}"
     if log_format is LogFormat.json:  # every line on stderr is then a JSON object
-        logging.getLogger("memstrata.server").info("serving on http://%s:%s", host, port)
+        logging.getLogger("memstrata.server").info("serving on %s", url)
     else:
-        note(f"serving {target} on http://{host}:{port} (Ctrl-C or SIGTERM stops)",
-             db=target, url=f"http://{host}:{port}")
+        note(f"serving {target} on {url} (Ctrl-C or SIGTERM stops)", db=target, url=url)
     # uvicorn handles the stop signals while it serves and, once shut down, raises the signal
     # again for the handler that was there before; a handler that does nothing makes a
     # graceful stop exit with 0 instead of dying by the signal it already handled.
@@ -132,6 +143,26 @@ def serve(
     # uvicorn's choice of event loop: uvloop when installed (the server extra brings it).
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
         runner.run(server.serve())
+
+
+def _tls_files(cert: Path | None, key: Path | None) -> tuple[str, str] | None:
+    """The certificate and key files for HTTPS (``None``: plain HTTP), checked by loading
+    them, so a wrong file is a clear error before the server starts."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        fail("HTTPS needs both --tls-cert and --tls-key", field="--tls-cert" if cert is None
+             else "--tls-key", kind="InvalidInput")
+    for option, path in (("--tls-cert", cert), ("--tls-key", key)):
+        if not path.is_file():
+            fail(f"no such file: {path}", field=option, kind="InvalidInput")
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (ssl.SSLError, OSError) as exc:
+        fail(f"the certificate and key cannot be used together ({exc.strerror or exc}); "
+             "both must be PEM files, the key not encrypted", field="--tls-cert",
+             kind="InvalidInput")
+    return str(cert), str(key)
 
 
 def _stopped(signum: int, frame: object) -> None:

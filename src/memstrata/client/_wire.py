@@ -16,6 +16,7 @@ import httpx
 
 from ..errors import (
     InvalidInput,
+    KeyConflict,
     MemstrataError,
     NotFound,
     ProviderError,
@@ -120,6 +121,8 @@ def raise_for(response: httpx.Response) -> None:
 
 
 def _raise(status: int, kind: str, text: str, field: str | None, path: str) -> NoReturn:
+    if status == 409 or kind == "conflict":
+        raise KeyConflict(field or "key", text)
     if status in (413, 422) or kind in ("invalid_input", "too_large"):
         name = field or "request"
         # The reason alone, as ``InvalidInput.reason`` holds it locally.

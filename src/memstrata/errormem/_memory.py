@@ -107,7 +107,8 @@ class ErrorMemory:
         """Records related to ``keyword`` (words, a phrase or an error message), best first.
 
         Each record returned is a hit: its ``hits`` grows by one and it expires
-        ``error_ttl_days`` from now (the returned values already say so).
+        ``error_ttl_days`` from now (the returned values already say so); on a full disk
+        (SQLite) the records are found without counting the hit.
         """
         query = _query_text(keyword)
         chosen_tool = None if tool is None else _tool_name(tool, field="tool")
@@ -237,12 +238,17 @@ def format_hint(tool_name: str, records: Sequence[ErrorRecord]) -> str:
     return "\n".join(lines)
 
 
+# No tool is named with one, and PostgreSQL cannot even compare text holding NUL.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _tool_name(value: object, *, field: str = "tool_name") -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field, "must be a non-empty string (the tool's name)")
     name = value.strip()
-    if len(name) > _MAX_TOOL_NAME or any(c in name for c in "\r\n\t"):
-        raise InvalidInput(field, f"must be one line of at most {_MAX_TOOL_NAME} characters")
+    if len(name) > _MAX_TOOL_NAME or _CONTROL.search(name):
+        raise InvalidInput(field, f"must be one line of at most {_MAX_TOOL_NAME} characters, "
+                           "without control characters (NUL, tab, line breaks …)")
     return check_stored_text(name, field)
 
 

@@ -29,9 +29,11 @@ from . import _routes_admin, _routes_errors, _routes_messages, _routes_sessions
 from ._auth import tenants_of
 from ._errors import NotReady, install_handlers
 from ._gates import DEFAULT_BODY_TIMEOUT_S, DEFAULT_MAX_IMPORTS, Gates
+from ._http_methods import HttpMethods
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT, BodyLimit
 from ._metrics import Metrics, RequestMetrics, add_metrics_route
 from ._quotas import Limits
+from ._request_id import RequestId
 from ._schemas import StatusOut, errors
 from ._tenants import Tenants
 
@@ -98,10 +100,13 @@ def create_app(target: str, *, settings: Settings | None = None,
     app.state.limits = Limits(settings if settings is not None else Settings(), usage)
     app.state.limits.on_limited = metrics.refused
     install_handlers(app)
+    # HEAD and OPTIONS for every route, those added below too (the list is read per request).
+    app.add_middleware(HttpMethods, routes=app.router.routes, streams=("/mcp",))
     app.add_middleware(BodyLimit, default=body_limit, imports=import_limit)
     app.add_middleware(Gates, body_timeout=body_timeout, max_imports=max_imports,
                        on_limited=metrics.refused)
-    app.add_middleware(RequestMetrics, metrics=metrics)  # outermost: sees every answer
+    app.add_middleware(RequestMetrics, metrics=metrics)  # sees every answer but the id's
+    app.add_middleware(RequestId)  # outermost: every answer, a refused body's too
     _health_routes(app)
     add_metrics_route(app, metrics)
     app.include_router(_routes_messages.router)

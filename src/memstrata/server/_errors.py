@@ -6,6 +6,7 @@ snake_case (``invalid_input``, ``not_found``, ``unauthorized``, ``too_large``,
 (``null`` when none). The map from the :mod:`memstrata.errors` tree:
 
 ==================================  ======  =================
+KeyConflict (a reused key)          409     conflict
 InvalidInput                        422     invalid_input
 NotFound                            404     not_found
 TooLarge (a body or a message)      413     too_large
@@ -35,14 +36,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import (
     Closed,
+    DatabaseCorrupt,
     DiskFull,
     FlushTimeout,
     InvalidInput,
+    KeyConflict,
     MemstrataError,
     NotFound,
     ProviderError,
     StoreError,
 )
+from ._request_id import HEADER, current_request_id
 
 __all__ = ["Forbidden", "NotReady", "RateLimited", "TooLarge", "Unauthorized", "error_body",
            "install_handlers"]
@@ -85,12 +89,28 @@ def error_body(kind: str, message: str, field: str | None = None) -> dict[str, A
 
 def _answer(status: int, kind: str, message: str, field: str | None = None,
             headers: dict[str, str] | None = None) -> JSONResponse:
+    ident = current_request_id()
+    if ident is not None:
+        headers = {**(headers or {}), HEADER: ident}
     return JSONResponse(error_body(kind, " ".join(message.split()), field), status_code=status,
                         headers=headers)
 
 
+def _logged(what: str, exc: BaseException) -> str:
+    """Log the detail of a failure for the operator (paths, hosts, the driver's words), under
+    the request's id; the client's answer names the id only."""
+    ident = current_request_id()
+    log.error("request %s: %s: %s", ident or "-", what, exc,
+              exc_info=exc if exc.__cause__ is not None else None)
+    return f" (request id {ident})" if ident else ""
+
+
 def answer_for(exc: MemstrataError) -> JSONResponse:
-    """The HTTP answer to one of memstrata's errors."""
+    """The HTTP answer to one of memstrata's errors. A client's answer says what it sent
+    wrong, or which kind of failure the service had; never a path, a host or SQL, which go
+    to the log."""
+    if isinstance(exc, KeyConflict):
+        return _answer(409, "conflict", exc.reason, exc.field)
     if isinstance(exc, InvalidInput):
         return _answer(422, "invalid_input", exc.reason, exc.field)
     if isinstance(exc, NotFound):
@@ -105,18 +125,28 @@ def answer_for(exc: MemstrataError) -> JSONResponse:
         return _answer(429, "rate_limited", str(exc),
                        headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ProviderError):
-        return _answer(502, "provider_error", f"the model provider failed: {exc}")
+        ref = _logged("model provider failed", exc)
+        return _answer(502, "provider_error", f"the model provider failed{ref}; the "
+                       "service's log has the details")
     if isinstance(exc, Closed | FlushTimeout):
         return _answer(503, "unavailable", str(exc) or "the service is not ready",
                        headers={"Retry-After": "1"})
     if isinstance(exc, DiskFull):
         # Nothing of the request was stored; the same request succeeds once space is freed.
-        log.error("disk full: %s", exc)
-        return _answer(507, "disk_full", str(exc), headers={"Retry-After": "60"})
+        ref = _logged("disk full", exc)
+        return _answer(507, "disk_full", "the disk holding the database is full; nothing of "
+                       f"this request was stored{ref}", headers={"Retry-After": "60"})
+    if isinstance(exc, DatabaseCorrupt):
+        ref = _logged("database damaged", exc)
+        return _answer(500, "store_error", f"the database is damaged{ref}; the service's log "
+                       "has the details")
     if isinstance(exc, StoreError):
-        log.error("database error: %s", exc)
-    return _answer(500, "store_error" if isinstance(exc, StoreError) else "internal_error",
-                   str(exc))
+        ref = _logged("database error", exc)
+        return _answer(500, "store_error", f"the database failed{ref}; the service's log "
+                       "has the details")
+    ref = _logged("unexpected error", exc)
+    return _answer(500, "internal_error", f"the service failed unexpectedly{ref}; its log "
+                   "has the details")
 
 
 # What pydantic puts in an error's location for the member of a union type that failed.
@@ -139,9 +169,9 @@ def field_of(loc: Sequence[Any]) -> str | None:
 
 
 _STATUS_KINDS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                 405: "method_not_allowed", 408: "timeout", 413: "too_large",
-                 415: "unsupported_media_type", 422: "invalid_input", 429: "rate_limited",
-                 503: "unavailable"}
+                 405: "method_not_allowed", 408: "timeout", 409: "conflict",
+                 413: "too_large", 415: "unsupported_media_type", 422: "invalid_input",
+                 429: "rate_limited", 503: "unavailable"}
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -176,8 +206,11 @@ def install_handlers(app: FastAPI) -> None:
     async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
         # A bug rather than a kind of failure: the one body all the same, without the
         # exception's text (it may show internals); the server logs the traceback.
-        return _answer(500, "internal_error", "the service failed unexpectedly; its log has "
-                       "the details")
+        ident = current_request_id()
+        log.error("request %s: unexpected error", ident or "-", exc_info=exc)
+        ref = f" (request id {ident})" if ident else ""
+        return _answer(500, "internal_error", f"the service failed unexpectedly{ref}; its "
+                       "log has the details")
 
     app.add_exception_handler(MemstrataError, memstrata_error)
     app.add_exception_handler(Exception, unexpected_error)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 from fastapi import FastAPI
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -19,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
@@ -28,11 +29,12 @@ from ..memory import Memory
 from ._auth import admit, check_scope, tenants_of
 from ._errors import answer_for
 from ._mcp import build_mcp
-from ._mcp_wire import refusal
+from ._mcp_wire import is_protocol_error, refusal
 
 __all__ = ["MCP_PATH", "mount_mcp"]
 
 MCP_PATH = "/mcp"
+_SCREEN_ON_LOOP = 64 << 10
 
 
 def _tenant_of(scope: Scope) -> str | None:
@@ -70,12 +72,22 @@ class _Endpoint:
                                              scopes=[]))
         if scope["method"] == "POST":
             body = await _body(receive)
-            answer = refusal(body)
+            # A large message is screened off the event loop, which serves everyone.
+            answer = (refusal(body) if len(body) <= _SCREEN_ON_LOOP
+                      else await anyio.to_thread.run_sync(refusal, body))
             if answer is not None:
-                await JSONResponse(answer)(scope, receive, send)
+                await _answer(answer)(scope, receive, send)
                 return
             receive = _replay(body, receive)
         await self._manager.handle_request({**scope, "user": user}, receive, send)
+
+
+def _answer(answer: dict[str, Any]) -> Response:
+    """The HTTP answer to a message screened out: 400 for one refused as a whole (as the
+    SDK answers its own parse errors), 202 with no body for a dropped notification."""
+    if not answer:
+        return Response(status_code=202)
+    return JSONResponse(answer, status_code=400 if is_protocol_error(answer) else 200)
 
 
 async def _body(receive: Receive) -> bytes:

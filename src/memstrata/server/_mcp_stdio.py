@@ -2,8 +2,9 @@
 
 stdout carries nothing but the protocol: while serving, file descriptor 1 points at stderr,
 so a stray ``print`` or a library's output cannot corrupt the stream, and the protocol goes
-to a private duplicate of the original stdout. Requests whose text is not valid Unicode are
-answered on the way in (see :mod:`._mcp_wire`), since the SDK would drop them unanswered.
+to a private duplicate of the original stdout. Malformed messages are answered on the way in
+(see :mod:`._mcp_wire`), since the SDK would drop them unanswered; a line is read a bounded
+piece at a time, so one without an end cannot fill the memory.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import anyio
 from ..config import Settings
 from ..memory import Memory
 from ._mcp import build_mcp
-from ._mcp_wire import refusal
+from ._mcp_wire import MAX_MESSAGE_BYTES, refusal, too_long
 
 __all__ = ["serve_stdio"]
 
@@ -52,11 +53,27 @@ class _Input(io.TextIOWrapper):
 
     def readline(self, size: int = -1, /) -> str:  # type: ignore[override]  # as typeshed
         while True:
-            line = super().readline(size)
-            answer = refusal(line.encode("utf-8")) if line else None
+            line = super().readline(MAX_MESSAGE_BYTES + 1)
+            if not line:
+                return line  # end of input
+            if len(line) > MAX_MESSAGE_BYTES and not line.endswith("\n"):
+                self._skip_rest_of_line()
+                answer: dict[str, Any] | None = too_long()
+            elif not line.strip():
+                continue  # a blank line is no message
+            else:
+                answer = refusal(line.encode("utf-8", "surrogatepass"))
             if answer is None:
                 return line
-            self._output.write(_json_line(answer))
+            if answer:
+                self._output.write(_json_line(answer))
+
+    def _skip_rest_of_line(self) -> None:
+        """Read and drop the rest of an over-long line, a bounded piece at a time."""
+        while True:
+            piece = super().readline(1 << 16)
+            if not piece or piece.endswith("\n"):
+                return
 
 
 def _json_line(message: dict[str, Any]) -> str:

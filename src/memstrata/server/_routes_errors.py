@@ -5,14 +5,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Response
 
 from ..errors import NotFound
 from ..memory import Memory
 from ._auth import memory_for
+from ._media import json_body
 from ._schemas import (
     AUTHED,
-    BODY,
+    ERROR_LIMIT,
+    JSON_BODY,
+    RECORD_ID,
+    TEXT,
+    TOOL_NAME,
     ErrorIn,
     ErrorListOut,
     ErrorRecordOut,
@@ -23,15 +28,21 @@ from ._schemas import (
 
 __all__ = ["router"]
 
+JSON_IN = [Depends(json_body)]
+
 router = APIRouter(prefix="/v1/errors", tags=["error memory"])
 
 Mem = Annotated[Memory, Depends(memory_for)]
-Tool = Annotated[str | None, Query(description="Only records of this tool.")]
+Tool = Annotated[str | None, Query(description="Only records of this tool.",
+                                   json_schema_extra=TOOL_NAME)]
+RecordId = Annotated[str, Path(description="A record id, or a unique prefix of 8+ of its "
+                                           "hex characters.", json_schema_extra=RECORD_ID)]
 _MAX_LIST = 1000
 
 
 @router.post("", status_code=201, response_model=ErrorRecordOut,
-             responses=errors(*AUTHED, *BODY), summary="Remember a tool error and its fix")
+             responses=errors(*AUTHED, *JSON_BODY), dependencies=JSON_IN,
+             summary="Remember a tool error and its fix")
 async def write_error(body: ErrorIn, mem: Mem) -> ErrorRecordOut:
     record = await mem.errors.write(tool_name=body.tool_name, keywords=body.keywords,
                                     symptom=body.symptom, action=body.action, cause=body.cause,
@@ -50,16 +61,20 @@ async def list_errors(mem: Mem, tool: Tool = None,
 @router.get("/search", response_model=ErrorListOut, responses=errors(*AUTHED),
             summary="Records related to a failure, best first (each counts as a hit)")
 async def search_errors(q: Annotated[str, Query(description="Words, a phrase or an error "
-                                                            "message.")],
+                                                            "message.",
+                                                json_schema_extra={"pattern": TEXT,
+                                                                   "maxLength": 2000})],
                         mem: Mem, tool: Tool = None,
-                        limit: Annotated[int | None, Query()] = None) -> ErrorListOut:
+                        limit: Annotated[int | None, Query(json_schema_extra=ERROR_LIMIT)
+                                         ] = None) -> ErrorListOut:
     records = await mem.errors.search(q, tool=tool, limit=limit)
     return ErrorListOut(errors=[record_out(r) for r in records])
 
 
 @router.get("/hint", response_model=HintOut, responses=errors(*AUTHED),
             summary="What past records say about a failure of a tool")
-async def hint(tool: Annotated[str, Query(description="The tool that failed.")],
+async def hint(tool: Annotated[str, Query(description="The tool that failed.",
+                                          json_schema_extra=TOOL_NAME)],
                error: Annotated[str, Query(description="Its error text.")],
                mem: Mem) -> HintOut:
     """Text ready for a model to read after the failed call; ``null`` when nothing relates."""
@@ -68,7 +83,7 @@ async def hint(tool: Annotated[str, Query(description="The tool that failed.")],
 
 @router.get("/{record_id}", response_model=ErrorRecordOut, responses=errors(*AUTHED, 404),
             summary="One record by id or unique prefix")
-async def read_error(record_id: str, mem: Mem) -> ErrorRecordOut:
+async def read_error(record_id: RecordId, mem: Mem) -> ErrorRecordOut:
     record = await mem.errors.read(record_id)
     if record is None:
         raise NotFound(f"no error record {record_id!r} in this tenant")
@@ -77,7 +92,7 @@ async def read_error(record_id: str, mem: Mem) -> ErrorRecordOut:
 
 @router.delete("/{record_id}", status_code=204, response_class=Response,
                responses=errors(*AUTHED, 404), summary="Delete one record")
-async def delete_error(record_id: str, mem: Mem) -> Response:
+async def delete_error(record_id: RecordId, mem: Mem) -> Response:
     if not await mem.errors.delete(record_id):
         raise NotFound(f"no error record {record_id!r} in this tenant")
     return Response(status_code=204)

@@ -3,6 +3,7 @@ window and search (one session or the whole tenant). Each route is one ``Memory`
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Depends, Path, Query, Response
@@ -10,15 +11,19 @@ from fastapi import APIRouter, Depends, Path, Query, Response
 from .._ingest import text_of
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
-from ..types import MatchMode, Role
+from ..types import MatchMode, Message, Role
 from ..types import TimeRange as TimeRangeValue
 from ._auth import memory_for
 from ._errors import TooLarge
+from ._media import json_body
 from ._schemas import (
     AUTHED,
-    BODY,
+    JSON_BODY,
+    KEYED,
     MAX_ID,
     PROVIDER,
+    SEARCH_LIMIT,
+    TEXT,
     BatchIn,
     ContextOut,
     MessageIn,
@@ -27,6 +32,7 @@ from ._schemas import (
     MessagePageOut,
     ReadOut,
     SearchOut,
+    SessionId,
     WireMessage,
     errors,
     hit_out,
@@ -35,14 +41,21 @@ from ._schemas import (
 
 __all__ = ["router"]
 
+JSON_IN = [Depends(json_body)]
+
 router = APIRouter(prefix="/v1", tags=["messages"])
 
 Mem = Annotated[Memory, Depends(memory_for)]
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="A message id.")]
 Limit = Annotated[int | None, Query(description="How many (default and maximum: the "
-                                                "server's search settings).")]
+                                                "server's search settings).",
+                                    json_schema_extra=SEARCH_LIMIT)]
 TimeRange = Annotated[str, Query(description="How far back: 1d, 7d, 1m (30 days), 1y or "
-                                             "all.")]
+                                             "all.",
+                                 json_schema_extra={"enum": ["1d", "7d", "1m", "1y", "all"]})]
+
+
+_BATCH_ON_LOOP = 256
 
 
 def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
@@ -59,8 +72,9 @@ def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
 
 
 @router.post("/sessions/{session}/messages", status_code=201, response_model=MessageOut,
-             responses=errors(*AUTHED, *BODY), summary="Add a message")
-async def add_message(session: str, body: MessageIn, mem: Mem) -> MessageOut:
+             responses=errors(*AUTHED, *JSON_BODY, *KEYED),
+             dependencies=JSON_IN, summary="Add a message")
+async def add_message(session: SessionId, body: MessageIn, mem: Mem) -> MessageOut:
     """Store one message; when the answer arrives it is committed."""
     _check_size(mem, body)
     m = await mem.add(session, cast("Role", body.role), body.content, sender=body.sender,
@@ -69,20 +83,31 @@ async def add_message(session: str, body: MessageIn, mem: Mem) -> MessageOut:
 
 
 @router.post("/sessions/{session}/messages/batch", status_code=201,
-             response_model=MessageListOut, responses=errors(*AUTHED, *BODY),
+             response_model=MessageListOut, responses=errors(*AUTHED, *JSON_BODY, *KEYED),
+             dependencies=JSON_IN,
              summary="Add several messages atomically")
-async def add_messages(session: str, body: BatchIn, mem: Mem) -> MessageListOut:
+async def add_messages(session: SessionId, body: BatchIn, mem: Mem) -> Response:
     """Store every item, or none when one is invalid (the error names it: ``items[3].role``)."""
-    for i, item in enumerate(body.items):
-        _check_size(mem, item, f"items[{i}].")
-    stored = await mem.add_many(session, [item.item(f"items[{i}].")
-                                          for i, item in enumerate(body.items)])
-    return MessageListOut(messages=[message_out(m) for m in stored])
+    def checked() -> list[dict[str, Any]]:
+        for i, item in enumerate(body.items):
+            _check_size(mem, item, f"items[{i}].")
+        return [item.item(f"items[{i}].") for i, item in enumerate(body.items)]
+
+    def answer(stored: list[Message]) -> bytes:
+        return MessageListOut(messages=[message_out(m) for m in stored]).model_dump_json(
+            ).encode()
+
+    # A large batch is checked and answered off the event loop, which serves everyone.
+    large = len(body.items) > _BATCH_ON_LOOP
+    items = await asyncio.to_thread(checked) if large else checked()
+    stored = await mem.add_many(session, items)
+    payload = await asyncio.to_thread(answer, stored) if large else answer(stored)
+    return Response(payload, status_code=201, media_type="application/json")
 
 
 @router.get("/sessions/{session}/messages", response_model=MessagePageOut,
             responses=errors(*AUTHED), summary="List a session's messages, newest first")
-async def list_messages(session: str, mem: Mem,
+async def list_messages(session: SessionId, mem: Mem,
                         before_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
                         limit: Limit = None, time_range: TimeRange = "all") -> MessagePageOut:
     """A page of messages older than ``before_id``; an unknown session has none."""
@@ -95,7 +120,7 @@ async def list_messages(session: str, mem: Mem,
 
 @router.get("/sessions/{session}/context", response_model=ContextOut,
             responses=errors(*AUTHED, *PROVIDER), summary="The context window and summary")
-async def context(session: str, mem: Mem,
+async def context(session: SessionId, mem: Mem,
                   query: Annotated[str | None, Query(description="The new user input: the "
                                                      "parts of the summary relevant to it are "
                                                      "picked (with a decision model).")] = None,
@@ -143,17 +168,21 @@ _SEARCH_DOC = """Hits oldest first, with their neighbours (``matched: false``). 
 ``no_match`` when nothing qualifies, ``indexing_pending`` when nothing did while messages still
 wait for their embeddings (ask again shortly)."""
 
-Q = Annotated[str, Query(description="What to look for (words, a phrase, any language).")]
+Q = Annotated[str, Query(description="What to look for (words, a phrase, any language).",
+                         json_schema_extra={"pattern": TEXT, "maxLength": 2000})]
 Match = Annotated[str | None, Query(description="keyword, semantic or hybrid (default: "
-                                                "hybrid with an embedder, else keyword).")]
-MinScore = Annotated[float | None, Query(description="Similarity floor of semantic hits.")]
+                                                "hybrid with an embedder, else keyword).",
+                                    json_schema_extra={"enum": ["keyword", "semantic",
+                                                                "hybrid"]})]
+MinScore = Annotated[float | None, Query(description="Similarity floor of semantic hits.",
+                                         json_schema_extra={"minimum": -1, "maximum": 1})]
 Exclude = Annotated[bool, Query(description="Leave out what the context window shows.")]
 
 
 @router.get("/sessions/{session}/search", response_model=SearchOut,
             responses=errors(*AUTHED, *PROVIDER), summary="Search one session",
             description=_SEARCH_DOC)
-async def search_session(session: str, q: Q, mem: Mem, match: Match = None,
+async def search_session(session: SessionId, q: Q, mem: Mem, match: Match = None,
                          time_range: TimeRange = "all", limit: Limit = None,
                          min_score: MinScore = None, exclude_window: Exclude = True) -> SearchOut:
     return await _search(mem, session, q, match, time_range, limit, min_score, exclude_window)
@@ -167,13 +196,18 @@ async def search_tenant(q: Q, mem: Mem, match: Match = None, time_range: TimeRan
     return await _search(mem, None, q, match, time_range, limit, min_score, exclude_window)
 
 
+_SPAN: dict[str, Any] = {"minimum": 0, "maximum": 50}
+
+
 @router.get("/messages/{message_id}", response_model=ReadOut,
             responses=errors(*AUTHED, 404), summary="A message with its neighbours")
 async def read_message(message_id: MessageId, mem: Mem,
                        before: Annotated[int | None, Query(description="Earlier neighbours "
-                                                                       "(0-50).")] = None,
+                                                                       "(0-50).",
+                                                           json_schema_extra=_SPAN)] = None,
                        after: Annotated[int | None, Query(description="Later neighbours "
-                                                                      "(0-50).")] = None
+                                                                      "(0-50).",
+                                                          json_schema_extra=_SPAN)] = None
                        ) -> ReadOut:
     run = await mem.read(message_id, before=before, after=after)
     found: dict[str, Any] = {"message": None, "before": [], "after": []}

@@ -3,8 +3,9 @@ session in and out as JSONL. A session another tenant holds answers exactly as a
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated, cast
 
 from fastapi import APIRouter, Body, Depends, Request
@@ -14,14 +15,21 @@ from ..errors import InvalidInput, NotFound
 from ..memory import Memory
 from ..types import ResetMode
 from ._auth import memory_for
+from ._import_body import BodyLines, open_body
+from ._media import json_body
 from ._schemas import (
     AUTHED,
     BODY,
+    JSON_BODY,
+    KEYED,
+    MAX_CONTENT,
     PROVIDER,
+    TEXT,
     ImportOut,
     RemovedOut,
     ResetIn,
     ResetOut,
+    SessionId,
     SessionListOut,
     StatsOut,
     SummarizeOut,
@@ -60,7 +68,7 @@ async def tenant_stats(mem: Mem) -> TenantStatsOut:
 
 @router.get("/sessions/{session}", response_model=StatsOut, responses=errors(*AUTHED, 404),
             summary="Counts, hot tier, cursor and summary cost of one session")
-async def session_stats(session: str, mem: Mem) -> StatsOut:
+async def session_stats(session: SessionId, mem: Mem) -> StatsOut:
     stats = await mem.stats(session)
     return StatsOut(session=stats.session, messages=stats.messages,
                     hot_messages=stats.hot_messages, hot_bytes=stats.hot_bytes,
@@ -72,7 +80,7 @@ async def session_stats(session: str, mem: Mem) -> StatsOut:
 
 @router.get("/sessions/{session}/summary", response_model=SummaryOut,
             responses=errors(*AUTHED, 404), summary="The stored summary, as it is")
-async def get_summary(session: str, mem: Mem) -> SummaryOut:
+async def get_summary(session: SessionId, mem: Mem) -> SummaryOut:
     summary = await mem.summary(session)
     if summary is None:
         await mem.stats(session)  # NotFound for a session that does not exist
@@ -85,7 +93,7 @@ async def get_summary(session: str, mem: Mem) -> SummaryOut:
 
 @router.post("/sessions/{session}/summarize", response_model=SummarizeOut,
              responses=errors(*AUTHED, 404, *PROVIDER), summary="Bring the summary up to date")
-async def summarize(session: str, mem: Mem) -> SummarizeOut:
+async def summarize(session: SessionId, mem: Mem) -> SummarizeOut:
     """With a summary model every message after the cursor is merged (502 when the model
     fails; chunks before the failure stay saved); without one, a digest."""
     await mem.stats(session)
@@ -93,9 +101,10 @@ async def summarize(session: str, mem: Mem) -> SummarizeOut:
 
 
 @router.post("/sessions/{session}/reset", response_model=ResetOut,
-             responses=errors(*AUTHED, 404, *BODY, *PROVIDER),
+             responses=errors(*AUTHED, 404, *JSON_BODY, *PROVIDER),
+             dependencies=[Depends(json_body)],
              summary="Delete the messages (keeping the summary unless mode is all)")
-async def reset(session: str, mem: Mem,
+async def reset(session: SessionId, mem: Mem,
                 body: Annotated[ResetIn | None, Body()] = None) -> ResetOut:
     """``summary`` summarises everything first (a failure aborts, nothing is deleted) and
     keeps the summary; ``all`` deletes the summary too."""
@@ -107,7 +116,7 @@ async def reset(session: str, mem: Mem,
 
 @router.delete("/sessions/{session}", response_model=RemovedOut,
                responses=errors(*AUTHED, 404), summary="Delete a session from every stratum")
-async def remove(session: str, mem: Mem) -> RemovedOut:
+async def remove(session: SessionId, mem: Mem) -> RemovedOut:
     if not await mem.remove(session):
         raise NotFound(f"no session {session!r} in this tenant")
     return RemovedOut(removed=True)
@@ -119,7 +128,7 @@ async def remove(session: str, mem: Mem) -> RemovedOut:
                                             "first, then the summary."},
                        **json_errors(*AUTHED, 404)},
             summary="The session as JSONL")
-async def export(session: str, mem: Mem) -> NDJSONResponse:
+async def export(session: SessionId, mem: Mem) -> NDJSONResponse:
     await mem.stats(session)  # 404 before the stream starts
 
     async def lines() -> AsyncIterator[bytes]:
@@ -128,33 +137,38 @@ async def export(session: str, mem: Mem) -> NDJSONResponse:
     return NDJSONResponse(lines())
 
 
-def _lines(data: bytes) -> Iterator[str]:
-    """The body's lines, decoded one by one so a bad byte is named by its line."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            yield raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidInput(f"line {number}", f"is not UTF-8 text (byte {exc.start + 1})"
-                               ) from exc
-
-
-_IMPORT_BODY = {"required": True, "content": {
-    NDJSON: {"schema": {"type": "string", "description": "JSONL as the export writes it, "
-                                                         "or a history array"}}}}
+# One record of the body; the body is such records, one a line (or a history array).
+_IMPORT_RECORD = {
+    "type": "object", "required": ["type", "role", "content"], "additionalProperties": False,
+    "description": "One line of the body: a message record as the export writes it (a "
+                   "summary record, or a history array instead of lines, is also taken).",
+    "properties": {
+        "type": {"type": "string", "enum": ["message"]},
+        "role": {"type": "string", "enum": ["user", "assistant"]},
+        "content": {"type": "string", "pattern": TEXT, "maxLength": MAX_CONTENT},
+        "sender": {"type": "string", "pattern": TEXT, "maxLength": 256},
+        "key": {"type": "string", "minLength": 1, "maxLength": 256,
+                "pattern": "^[^\\x00]*$"}}}
+_IMPORT_BODY = {"required": True, "content": {NDJSON: {"schema": _IMPORT_RECORD}}}
 
 
 @router.post("/sessions/{session}/import", response_model=ImportOut,
-             responses=errors(*AUTHED, *BODY), summary="Import JSONL (all or nothing)",
+             responses=errors(*AUTHED, *BODY, *KEYED), summary="Import JSONL (all or nothing)",
              openapi_extra={"requestBody": _IMPORT_BODY})
-async def import_(session: str, request: Request, mem: Mem) -> ImportOut:
+async def import_(session: SessionId, request: Request, mem: Mem) -> ImportOut:
     """Records as ``export`` writes them (or a ``[{role, content, sendAt, sender}]`` history
     array); a bad record is named by its line and nothing is stored. Up to 64 MiB."""
-    chunks = [chunk async for chunk in request.stream()]
-    data = b"".join(chunks)
-    if data.lstrip()[:1] == b"[":
+    chunks = request.stream()
+    head, is_history = await open_body(chunks)
+    if not head.strip():
+        raise InvalidInput("body", "is required: JSONL records, one a line, or a history "
+                           "array")
+    if is_history:
+        data = head + b"".join([chunk async for chunk in chunks])
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInput("history", f"is not UTF-8 text (byte {exc.start + 1})") from exc
         return ImportOut(imported=await mem.import_history(session, text))
-    return ImportOut(imported=await mem.import_(session, _lines(data)))
+    lines = BodyLines(head, chunks, asyncio.get_running_loop())
+    return ImportOut(imported=await mem.import_(session, lines))

@@ -6,19 +6,30 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from fastapi import Path
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, computed_field
 
+from ..config import Settings
 from ..errors import InvalidInput
 from ..types import ErrorRecord, Hit, Message, SessionInfo
 
 __all__ = [
     "AUTHED",
     "BODY",
+    "ERROR_LIMIT",
+    "JSON_BODY",
+    "KEYED",
+    "MAX_CONTENT",
     "MAX_ID",
     "PROVIDER",
+    "RECORD_ID",
+    "SEARCH_LIMIT",
+    "SESSION_PATTERN",
     "STORE",
+    "TEXT",
+    "TOOL_NAME",
     "BatchIn",
     "ContextOut",
     "ErrorBody",
@@ -37,6 +48,7 @@ __all__ = [
     "ResetIn",
     "ResetOut",
     "SearchOut",
+    "SessionId",
     "SessionListOut",
     "SessionOut",
     "StatsOut",
@@ -108,6 +120,8 @@ _DESCRIPTIONS = {401: "No valid API key",
                       "Retry-After seconds",
                  404: "No such session, message or record in "
                  "this tenant", 413: "The body or a field of it is too large",
+                 409: "An idempotency key already names a different message",
+                 415: "The body is not declared as JSON (Content-Type: application/json)",
                  422: "Invalid input (the field is named)",
                  500: "The database failed (store_error) or the service did (internal_error)",
                  502: "The model provider failed", 503: "Not ready, or shutting down",
@@ -134,7 +148,33 @@ AUTHED = (401, 403, 422, 429, 503, *STORE)
 """What every ``/v1`` route may answer: no key, a key that may not, invalid input, a limit
 reached, not ready, and, since each one reads or writes the database, ``STORE``."""
 BODY = (413,)
+JSON_BODY = (413, 415)
+KEYED = (409,)
+"""What a route that stores messages under idempotency keys may answer besides."""
+"""What a route that reads a JSON body may answer besides ``AUTHED``."""
 PROVIDER = (502,)
+
+# The rules the library enforces, with their own words, published in the schema (for the
+# default settings: search_limit_max 32, error_limit_max 16, max_content_chars 10,000).
+_DEFAULTS = Settings()
+TEXT = "\\S"  # text with something besides white space
+MAX_CONTENT = _DEFAULTS.max_content_chars
+SEARCH_LIMIT: dict[str, JsonValue] = {"minimum": 1, "maximum": _DEFAULTS.search_limit_max}
+ERROR_LIMIT: dict[str, JsonValue] = {"minimum": 1, "maximum": _DEFAULTS.error_limit_max}
+_LINE = "[^\\x00-\\x1f\\x7f]"  # a character of one line, no control characters
+TOOL_NAME: dict[str, JsonValue] = {"pattern": f"^{_LINE}*[^\\s\\x00-\\x1f\\x7f]{_LINE}*$",
+                                   "maxLength": 128}
+RECORD_ID: dict[str, JsonValue] = {"pattern": "^[0-9a-f]{8,32}$"}
+
+# The session id rule (enforced by the library, with its own words) as a schema pattern:
+# 1-128 of these characters, and not "." or ".." (a URL cannot carry those). JSON Schema
+# patterns have no lookahead everywhere, so the dots are spelled out.
+_ID_CHAR, _NOT_DOT = "[A-Za-z0-9._:@-]", "[A-Za-z0-9_:@-]"
+SESSION_PATTERN = (f"^({_NOT_DOT}{_ID_CHAR}{{0,127}}|\\.{_NOT_DOT}{_ID_CHAR}{{0,126}}"
+                   f"|\\.\\.{_ID_CHAR}{{1,126}})$")
+SessionId = Annotated[str, Path(
+    description="A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'.",
+    json_schema_extra={"pattern": SESSION_PATTERN, "minLength": 1, "maxLength": 128})]
 
 
 # -- messages ------------------------------------------------------------------------------
@@ -165,19 +205,42 @@ def message_out(m: Message) -> MessageOut:
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    role: str = Field(description="user or assistant")
+    role: str = Field(description="user or assistant",
+                      json_schema_extra={"enum": ["user", "assistant"]})
     content: str | list[Any] = Field(description="Text, or content parts whose text parts "
-                                                 "are kept.")
-    sender: str | None = None
-    at: int | None = Field(None, description="UTC Unix time in nanoseconds (default: now). "
+                                                 "are kept.",
+                                     json_schema_extra={"anyOf": [
+                                         {"type": "string", "pattern": TEXT, "minLength": 1,
+                                          "maxLength": MAX_CONTENT},
+                                         {"type": "array", "minItems": 1, "maxItems": 64,
+                                          "items": {"anyOf": [
+                                              {"type": "string", "pattern": TEXT,
+                                               "maxLength": 1000},
+                                              {"type": "object", "required": ["text"],
+                                               "properties": {"text": {
+                                                   "type": "string", "pattern": TEXT,
+                                                   "maxLength": 1000}}}]}}]})
+    sender: str | None = Field(None, json_schema_extra={"anyOf": [
+        {"type": "string", "pattern": TEXT, "maxLength": 256}, {"type": "null"}]})
+    at: int | None = Field(None, description="UTC Unix time in nanoseconds (default: now); "
+                                             "at most 5 minutes ahead of the server's clock. "
                                              "Above 2^53: JavaScript cannot hold it as a "
-                                             "number; send at_ns.")
+                                             "number; send at_ns.",
+                           json_schema_extra={"anyOf": [
+                               {"type": "integer", "minimum": 0,
+                                "maximum": 1_700_000_000_000_000_000},
+                               {"type": "null"}]})
     at_ns: str | None = Field(None, description="at as a string of decimal digits (either "
                                                 "or both; both must agree).",
                               json_schema_extra={"pattern": NS_PATTERN})
     meta: dict[str, Any] | None = None
     key: str | None = Field(None, description="Idempotency key: a message stored under it "
-                                              "before is returned instead of stored again.")
+                                              "before is returned instead of stored again "
+                                              "(409 when it named another message).",
+                            json_schema_extra={"anyOf": [
+                                {"type": "string", "minLength": 1, "maxLength": 256,
+                                 "pattern": "^[^\\x00]*$"},
+                                {"type": "null"}]})
 
     def moment(self, prefix: str = "") -> int | None:
         """The time given, from ``at`` or ``at_ns`` (``None``: now); ``InvalidInput`` names
@@ -365,12 +428,15 @@ class StatusOut(BaseModel):
 class ErrorIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    tool_name: str
-    keywords: list[str] = Field(default_factory=list)
-    symptom: str
-    cause: str | None = None
-    action: str
-    outcome: str = Field("resolved", description="resolved, failed or abandoned")
+    tool_name: str = Field(json_schema_extra=TOOL_NAME)
+    keywords: list[str] = Field(default_factory=list, json_schema_extra={
+        "maxItems": 32, "items": {"type": "string", "maxLength": 64}})
+    symptom: str = Field(json_schema_extra={"pattern": TEXT, "maxLength": MAX_CONTENT})
+    cause: str | None = Field(None, json_schema_extra={"anyOf": [
+        {"type": "string", "maxLength": MAX_CONTENT}, {"type": "null"}]})
+    action: str = Field(json_schema_extra={"pattern": TEXT, "maxLength": MAX_CONTENT})
+    outcome: str = Field("resolved", description="resolved, failed or abandoned",
+                         json_schema_extra={"enum": ["resolved", "failed", "abandoned"]})
 
 
 class ErrorRecordOut(BaseModel):

@@ -8,9 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..errors import KeyConflict
 from ..types import Draft, Message
 
-__all__ = ["Plan", "plan_keyed"]
+__all__ = ["Plan", "check_same", "plan_keyed"]
+
+
+def check_same(stored: Message | Draft, d: Draft) -> None:
+    """``KeyConflict`` when ``d`` reuses the idempotency key of ``stored`` for another
+    message (a different role or text); a retry of the same message passes, whatever else
+    it says (its time, sender or metadata are the stored message's)."""
+    if (stored.role, stored.content) != (d.role, d.content):
+        raise KeyConflict("key", f"{d.key!r} already names another message in this session "
+                          "(a different role or content); use a new key for a new message")
 
 
 class Plan:
@@ -34,8 +44,10 @@ def plan_keyed(drafts: Sequence[Draft], stored: Mapping[str, Message]) -> Plan:
     first_of: dict[str, int] = {}
     for d in drafts:
         if d.key is not None and d.key in stored:
+            check_same(stored[d.key], d)
             slots.append(stored[d.key])
         elif d.key is not None and d.key in first_of:
+            check_same(fresh[first_of[d.key]], d)
             slots.append(first_of[d.key])
         else:
             if d.key is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._compaction import CompactionPolicy
+from ..errors import KeyConflict
 from ..store import Store
 from ..types import Message, Summary
 from ._common import OFF, T0, Check, keyword_ids, msg, pairs, turns
@@ -33,26 +34,43 @@ async def check_ids_never_reused(store: Store) -> None:
 
 
 async def check_idempotency_key(store: Store) -> None:
-    """A retried write with the same key returns the first message, stored once."""
+    """A retried write with the same key returns the first message, stored once; the key
+    reused for another message is ``KeyConflict``, and nothing is stored."""
     (a,) = await store.append("t", "s", [msg("user", "hi", key="k1")], now=T0, policy=OFF)
-    (b,) = await store.append("t", "s", [msg("user", "hi again", key="k1")], now=T0,
+    (b,) = await store.append("t", "s", [msg("user", "hi", key="k1")], now=T0 + 1,
                               policy=OFF)
     assert a == b
+    for other in (msg("user", "hi again", key="k1"), msg("assistant", "hi", key="k1")):
+        try:
+            await store.append("t", "s", [other], now=T0, policy=OFF)
+        except KeyConflict as exc:
+            assert exc.field == "key", exc
+        else:
+            raise AssertionError(f"{other} reused the key of another message")
     row = await store.session("t", "s")
     assert row is not None and row.messages == 1
 
 
 async def check_idempotency_keys_in_a_batch(store: Store) -> None:
     """In one batch, a stored key yields the stored message and a key repeated within the
-    batch is stored once; the others are new, in order, with increasing ids."""
+    batch is stored once; the others are new, in order, with increasing ids. A batch that
+    reuses a key for another message is refused whole."""
     (old,) = await store.append("t", "s", [msg("user", "first", key="k1")], now=T0, policy=OFF)
-    batch = [msg("user", "again", key="k1"), msg("user", "new", key="k2"),
-             msg("assistant", "plain"), msg("user", "dup", key="k2"),
+    batch = [msg("user", "first", key="k1"), msg("user", "new", key="k2"),
+             msg("assistant", "plain"), msg("user", "new", key="k2"),
              msg("assistant", "last", key="k3")]
     out = await store.append("t", "s", batch, now=T0, policy=OFF)
     assert out[0] == old and out[3] == out[1]
     assert [m.content for m in out] == ["first", "new", "plain", "new", "last"]
     assert old.id < out[1].id < out[2].id < out[4].id
+    for refused in ([msg("user", "fresh", key="k4"), msg("user", "changed", key="k1")],
+                    [msg("user", "fresh", key="k5"), msg("user", "other", key="k5")]):
+        try:
+            await store.append("t", "s", refused, now=T0, policy=OFF)
+        except KeyConflict:
+            pass
+        else:
+            raise AssertionError("a batch reusing a key for another message was stored")
     row = await store.session("t", "s")
     assert row is not None and row.messages == 4
     assert [m.content for m in await store.recent("t", "s", 10)] == ["first", "new", "plain",

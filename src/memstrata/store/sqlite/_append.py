@@ -13,7 +13,7 @@ from typing import Any
 from ..._bigrams import bigram_texts
 from ..._compaction import CompactionPolicy, HotRow, decide, is_due
 from ...types import Draft, Message
-from .._batch import plan_keyed
+from .._batch import check_same, plan_keyed
 from .._stored import stored_messages
 from . import _sql as sql
 from ._functions import fts_body, scope_tokens
@@ -44,6 +44,7 @@ def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
                 row = c.execute(sql.SELECT_BY_KEY, (tenant, session, d.key)).fetchone()
                 if row is not None:
                     out.append(row_message(row))
+                    check_same(out[-1], d)
                     continue
             cur = c.execute(sql.INSERT_MESSAGE, _insert_params(tenant, session, d))
             fresh.append(d)

@@ -26,6 +26,7 @@ from ...errors import DatabaseCorrupt, DiskFull, StoreError
 from . import _sql as sql
 from ._functions import register
 from ._identity import FileIdentity, empty_wal
+from ._reserve import release, replenish
 from ._schema import MIGRATIONS
 
 __all__ = ["BUSY_TIMEOUT_S", "Connection", "store_error"]
@@ -73,6 +74,8 @@ class Connection:
             await db._call(_configurer(path, durability))
             await db.write(_migrator(path))
             db._identity = FileIdentity.of(path)
+            if db._identity is not None:  # a file on disk, not memory or a URI
+                replenish(path)
             db._reader = _open_reader(path)
         except BaseException:
             try:
@@ -105,6 +108,22 @@ class Connection:
         """``fn(connection)`` in one write transaction, committed when it returns and rolled
         back when it raises."""
         return await self._call(_Transaction(fn, write=True, identity=self._identity))
+
+    async def write_freeing(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Like :meth:`write`, for a write that frees space (a delete): on a full disk the
+        reserve is given back (see :mod:`._reserve`), the WAL checkpointed and restarted (so
+        the next transaction reuses its space from the start), and the write tried once
+        more."""
+        try:
+            return await self.write(fn)
+        except DiskFull:
+            if self._identity is None:
+                raise  # in memory, or a URI: no reserve
+            release(self.path)
+            await self._call(_restart_wal)
+            result = await self.write(fn)
+            replenish(self.path)
+            return result
 
     async def read_small(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Like :meth:`read`, but for a few indexed lookups: run on the event loop through
@@ -154,6 +173,13 @@ class _Transaction(Generic[T]):
                 c.execute("ROLLBACK")
             raise
         return result
+
+
+def _restart_wal(c: sqlite3.Connection) -> None:
+    """Copy the WAL into the database and have the next writer start it over (its file is
+    kept, so its space is there to reuse); still full, the retry says so."""
+    with contextlib.suppress(sqlite3.Error):
+        c.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
 
 
 def store_error(exc: sqlite3.Error, path: str) -> StoreError:

@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from ...errors import DiskFull
 from ...types import ErrorQuery, ErrorRecord, Vectors
 from .._error_rows import error_params, join_keyword, query_params, rank_by_vector
 from . import _errors_sql as sql
@@ -48,7 +49,11 @@ class SQLiteErrorStore:
         await self._db.write(lambda c: c.execute(sql.INSERT_ERROR, params))
 
     async def search(self, query: ErrorQuery) -> builtins.list[ErrorRecord]:
-        return await self._db.write(lambda c: _search(c, query))
+        try:
+            return await self._db.write(lambda c: _search(c, query))
+        except DiskFull:
+            # A search must work on a full disk: the records are found, the hits not counted.
+            return await self._db.read(lambda c: _search(c, query, renew=False))
 
     async def by_prefix(self, tenant: str, prefix: str, *, now: int,
                         limit: int) -> builtins.list[ErrorRecord]:
@@ -84,7 +89,7 @@ class SQLiteErrorStore:
 # -- helpers that run on the connection thread ---------------------------------------------
 
 
-def _search(c: sqlite3.Connection, q: ErrorQuery) -> list[ErrorRecord]:
+def _search(c: sqlite3.Connection, q: ErrorQuery, *, renew: bool = True) -> list[ErrorRecord]:
     base = query_params(q)
     chosen = _semantic(c, q, base) if q.vector is not None and q.model_id is not None else []
     # With semantic hits, keywords only add records the semantic pass could not judge (no
@@ -92,8 +97,8 @@ def _search(c: sqlite3.Connection, q: ErrorQuery) -> list[ErrorRecord]:
     chosen = join_keyword(chosen, _keyword(c, q, base, unjudged_only=bool(chosen)), q.limit)
     out: list[ErrorRecord] = []
     for seq in chosen:
-        row = c.execute(sql.RENEW_ERROR, {"tenant": q.tenant, "seq": seq,
-                                          "until": q.renew_until}).fetchone()
+        row = c.execute(sql.RENEW_ERROR if renew else sql.SELECT_ERROR_SEQ,
+                        {"tenant": q.tenant, "seq": seq, "until": q.renew_until}).fetchone()
         out.append(_row_record(row))
     return out
 

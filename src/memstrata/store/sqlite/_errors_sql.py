@@ -54,6 +54,10 @@ UPDATE error_records SET hits = hits + 1, expires_at = max(expires_at, :until)
 WHERE tenant = :tenant AND seq = :seq
 RETURNING {ERROR_COLUMNS}"""
 
+# The same record without counting the hit: a search on a full disk, which cannot write.
+SELECT_ERROR_SEQ = f"""
+SELECT {ERROR_COLUMNS} FROM error_records WHERE tenant = :tenant AND seq = :seq"""
+
 # Ids are lower-case hex and the prefix is checked to be hex, so GLOB sees no wildcard but
 # the trailing ``*``, and the (tenant, id) index serves it.
 SELECT_ERROR_PREFIX = f"""

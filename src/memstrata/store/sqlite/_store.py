@@ -93,10 +93,10 @@ class SQLiteStore:
                 c.execute(sql.DELETE_SUMMARY, (tenant, session))
             c.execute(sql.END_LEASE, (tenant, session))
             return int(n)
-        return await self._db.write(body)
+        return await self._db.write_freeing(body)
 
     async def remove_session(self, tenant: str, session: str) -> bool:
-        return await self._db.write(lambda c: _remove(c, tenant, session))
+        return await self._db.write_freeing(lambda c: _remove(c, tenant, session))
 
     async def forget(self, tenant: str, message_id: int) -> bool:
         def body(c: sqlite3.Connection) -> bool:
@@ -112,7 +112,7 @@ class SQLiteStore:
                 c.execute(sql.ENQUEUE, (after, tenant, session))
             c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
             return True
-        return await self._db.write(body)
+        return await self._db.write_freeing(body)
 
     async def purge_idle(self, prefix: str, idle_before: int) -> list[tuple[str, str]]:
         pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
