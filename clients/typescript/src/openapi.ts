@@ -26,7 +26,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database is open and requests are served (no key needed) */
+        /** The database answers a read and requests are served (no key needed) */
         get: operations["readyz_readyz_get"];
         put?: never;
         post?: never;
@@ -388,6 +388,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The keys within the admin key's tenants, oldest first */
+        get: operations["list_keys_v1_admin_keys_get"];
+        put?: never;
+        /** Make an API key (shown once, in this answer) */
+        post: operations["create_key_v1_admin_keys_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key: requests with it are refused from now on */
+        delete: operations["revoke_key_v1_admin_keys__key_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -421,6 +456,12 @@ export interface components {
             system_prompt: string | null;
             /** Turn Context */
             turn_context: string | null;
+            /**
+             * Unsummarized
+             * @description Messages older than the window that the summary does not cover yet; summarise the session to bring them in.
+             * @default 0
+             */
+            unsummarized: number;
         };
         /**
          * ErrorBody
@@ -460,8 +501,9 @@ export interface components {
              * Outcome
              * @description resolved, failed or abandoned
              * @default resolved
+             * @enum {string}
              */
-            outcome: string;
+            outcome: "resolved" | "failed" | "abandoned";
         };
         /** ErrorListOut */
         ErrorListOut: {
@@ -536,23 +578,105 @@ export interface components {
             /** Imported */
             imported: number;
         };
+        /** KeyIn */
+        KeyIn: {
+            /**
+             * Tenant
+             * @description The tenant the key opens, or a prefix ending in '*' ('acme/*'): requests then name their tenant in X-Memstrata-Tenant.
+             */
+            tenant: string;
+            /**
+             * Name
+             * @description A label to recognise the key by.
+             */
+            name?: string | null;
+            /**
+             * Scopes
+             * @description What the key may do.
+             * @default [
+             *       "read",
+             *       "write"
+             *     ]
+             */
+            scopes: ("read" | "write" | "admin")[];
+            /**
+             * Expires At
+             * @description When the key stops working (ISO 8601; without an offset, UTC).
+             */
+            expires_at?: string | null;
+            /**
+             * Rate Per Second
+             * @description Requests per second (default: the service's setting).
+             */
+            rate_per_second?: number | null;
+            /**
+             * Messages Per Day
+             * @description Messages each tenant of the key may add per UTC day.
+             */
+            messages_per_day?: number | null;
+            /**
+             * Stored Bytes
+             * @description Bytes of message text each tenant of the key may keep.
+             */
+            stored_bytes?: number | null;
+        };
+        /** KeyListOut */
+        KeyListOut: {
+            /** Keys */
+            keys: components["schemas"]["KeyOut"][];
+        };
+        /** KeyOut */
+        KeyOut: {
+            /** Id */
+            id: string;
+            /** Tenant */
+            tenant: string;
+            /** Name */
+            name: string | null;
+            /** Scopes */
+            scopes: string[];
+            /**
+             * Created At
+             * @description UTC Unix time in nanoseconds.
+             */
+            created_at: number;
+            /** Created At Iso */
+            created_at_iso: string;
+            /** Expires At */
+            expires_at: number | null;
+            /** Expires At Iso */
+            expires_at_iso: string | null;
+            /** Revoked At */
+            revoked_at: number | null;
+            /** Revoked At Iso */
+            revoked_at_iso: string | null;
+            /** Rate Per Second */
+            rate_per_second: number | null;
+            /** Messages Per Day */
+            messages_per_day: number | null;
+            /** Stored Bytes */
+            stored_bytes: number | null;
+        };
         /** MessageIn */
         MessageIn: {
             /**
              * Role
              * @description user or assistant
+             * @enum {string}
              */
-            role: string;
+            role: "user" | "assistant";
             /**
              * Content
              * @description Text, or content parts whose text parts are kept.
              */
-            content: string | unknown[];
+            content: string | (string | {
+                text: string;
+            })[];
             /** Sender */
             sender?: string | null;
             /**
              * At
-             * @description UTC Unix time in nanoseconds (default: now). Above 2^53: JavaScript cannot hold it as a number; send at_ns.
+             * @description UTC Unix time in nanoseconds (default: now); at most 5 minutes ahead of the server's clock. Above 2^53: JavaScript cannot hold it as a number; send at_ns.
              */
             at?: number | null;
             /**
@@ -566,7 +690,7 @@ export interface components {
             } | null;
             /**
              * Key
-             * @description Idempotency key: a message stored under it before is returned instead of stored again.
+             * @description Idempotency key: a message stored under it before is returned instead of stored again (409 when it named another message).
              */
             key?: string | null;
         };
@@ -622,6 +746,43 @@ export interface components {
              * @description Pass as before_id for the next page; null on the last one.
              */
             next_before_id: number | null;
+        };
+        /** NewKeyOut */
+        NewKeyOut: {
+            /** Id */
+            id: string;
+            /** Tenant */
+            tenant: string;
+            /** Name */
+            name: string | null;
+            /** Scopes */
+            scopes: string[];
+            /**
+             * Created At
+             * @description UTC Unix time in nanoseconds.
+             */
+            created_at: number;
+            /** Created At Iso */
+            created_at_iso: string;
+            /** Expires At */
+            expires_at: number | null;
+            /** Expires At Iso */
+            expires_at_iso: string | null;
+            /** Revoked At */
+            revoked_at: number | null;
+            /** Revoked At Iso */
+            revoked_at_iso: string | null;
+            /** Rate Per Second */
+            rate_per_second: number | null;
+            /** Messages Per Day */
+            messages_per_day: number | null;
+            /** Stored Bytes */
+            stored_bytes: number | null;
+            /**
+             * Key
+             * @description The key itself: shown only now, never again.
+             */
+            key: string;
         };
         /** ReadOut */
         ReadOut: {
@@ -859,10 +1020,11 @@ export interface operations {
                 /** @description How many (default and maximum: the server's search settings). */
                 limit?: number | null;
                 /** @description How far back: 1d, 7d, 1m (30 days), 1y or all. */
-                time_range?: string;
+                time_range?: "1d" | "7d" | "1m" | "1y" | "all";
             };
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -887,8 +1049,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -930,6 +1110,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -958,6 +1139,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An idempotency key already names a different message */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body or a field of it is too large */
             413: {
                 headers: {
@@ -967,8 +1166,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is not declared as JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1010,6 +1227,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -1038,6 +1256,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An idempotency key already names a different message */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body or a field of it is too large */
             413: {
                 headers: {
@@ -1047,8 +1283,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is not declared as JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1094,6 +1348,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -1118,8 +1373,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1171,9 +1444,9 @@ export interface operations {
                 /** @description What to look for (words, a phrase, any language). */
                 q: string;
                 /** @description keyword, semantic or hybrid (default: hybrid with an embedder, else keyword). */
-                match?: string | null;
+                match?: "keyword" | "semantic" | "hybrid";
                 /** @description How far back: 1d, 7d, 1m (30 days), 1y or all. */
-                time_range?: string;
+                time_range?: "1d" | "7d" | "1m" | "1y" | "all";
                 /** @description How many (default and maximum: the server's search settings). */
                 limit?: number | null;
                 /** @description Similarity floor of semantic hits. */
@@ -1183,6 +1456,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -1207,8 +1481,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1260,9 +1552,9 @@ export interface operations {
                 /** @description What to look for (words, a phrase, any language). */
                 q: string;
                 /** @description keyword, semantic or hybrid (default: hybrid with an embedder, else keyword). */
-                match?: string | null;
+                match?: "keyword" | "semantic" | "hybrid";
                 /** @description How far back: 1d, 7d, 1m (30 days), 1y or all. */
-                time_range?: string;
+                time_range?: "1d" | "7d" | "1m" | "1y" | "all";
                 /** @description How many (default and maximum: the server's search settings). */
                 limit?: number | null;
                 /** @description Similarity floor of semantic hits. */
@@ -1294,8 +1586,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1376,6 +1686,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -1387,6 +1706,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1451,6 +1779,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -1462,6 +1799,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1525,8 +1871,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1590,8 +1954,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1633,6 +2015,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -1657,6 +2040,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -1668,6 +2060,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1709,6 +2110,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -1733,6 +2135,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -1744,6 +2155,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1785,6 +2205,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -1809,6 +2230,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -1820,6 +2250,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1861,6 +2300,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -1885,6 +2325,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -1896,6 +2345,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1946,6 +2404,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -1974,6 +2433,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -1992,8 +2460,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is not declared as JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2044,6 +2530,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
@@ -2068,6 +2555,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -2079,6 +2575,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2120,13 +2625,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A session id: 1-128 characters of A-Z a-z 0-9 . _ : @ -, not '.' or '..'. */
                 session: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/x-ndjson": string;
+                "application/x-ndjson": {
+                    /** @enum {string} */
+                    type: "message";
+                    /** @enum {string} */
+                    role: "user" | "assistant";
+                    content: string;
+                    sender?: string;
+                    key?: string;
+                };
             };
         };
         responses: {
@@ -2148,6 +2662,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An idempotency key already names a different message */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body or a field of it is too large */
             413: {
                 headers: {
@@ -2159,6 +2691,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2226,8 +2767,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2295,6 +2854,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body or a field of it is too large */
             413: {
                 headers: {
@@ -2304,8 +2872,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is not declared as JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2375,8 +2961,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2445,8 +3049,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2488,6 +3110,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A record id, or a unique prefix of 8+ of its hex characters. */
                 record_id: string;
             };
             cookie?: never;
@@ -2512,6 +3135,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -2523,6 +3155,15 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2564,6 +3205,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A record id, or a unique prefix of 8+ of its hex characters. */
                 record_id: string;
             };
             cookie?: never;
@@ -2586,6 +3228,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such session, message or record in this tenant */
             404: {
                 headers: {
@@ -2597,6 +3248,291 @@ export interface operations {
             };
             /** @description Invalid input (the field is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database failed (store_error) or the service did (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not ready, or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The disk holding the database is full (disk_full): nothing of the request was stored; the same request works once space is freed */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_keys_v1_admin_keys_get: {
+        parameters: {
+            query?: {
+                /** @description Only keys of this tenant (or prefix). */
+                tenant?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyListOut"];
+                };
+            };
+            /** @description No valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input (the field is named) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database failed (store_error) or the service did (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not ready, or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The disk holding the database is full (disk_full): nothing of the request was stored; the same request works once space is freed */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_key_v1_admin_keys_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewKeyOut"];
+                };
+            };
+            /** @description No valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body or a field of it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input (the field is named) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database failed (store_error) or the service did (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not ready, or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The disk holding the database is full (disk_full): nothing of the request was stored; the same request works once space is freed */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_key_v1_admin_keys__key_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyOut"];
+                };
+            };
+            /** @description No valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's scopes or tenants do not allow this request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, message or record in this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input (the field is named) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key's request rate or the tenant's quota is used up: wait Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
