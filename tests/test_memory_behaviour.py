@@ -20,7 +20,7 @@ import pytest
 from serve_process import serve_process
 from server_helpers import make_key
 
-from memstrata import Closed, InvalidInput, Memory, NotFound, Settings, SyncMemory
+from memstrata import Closed, InvalidInput, KeyConflict, Memory, NotFound, Settings, SyncMemory
 from memstrata.client import MemoryAPI, RemoteMemory, Unauthorized
 from memstrata.providers import HashEmbedder
 
@@ -108,7 +108,9 @@ async def test_add_and_add_many(mem: MemoryAPI) -> None:
     assert (one.content, one.session, one.meta, one.sender) == ("and a hotel", "trip", None,
                                                                None)
     assert one.id > added[-1].id
-    assert await mem.add("trip", "user", "another text, same key", key="k1") == one
+    assert await mem.add("trip", "user", "and a hotel", key="k1") == one  # a retry: the same
+    conflict = await bad(mem.add("trip", "user", "another text, same key", key="k1"), "key")
+    assert isinstance(conflict, KeyConflict)
 
 
 async def test_concurrent_writes_keep_everything(mem: MemoryAPI) -> None:

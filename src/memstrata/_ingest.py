@@ -161,12 +161,12 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
                            "nanoseconds)")
     else:
         at_ns = at
-    if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY
-                            or "\x00" in key):
-        # NUL: SQLite's JSON functions cut text at it, so such a key could not be looked up.
+    if key is not None and (not isinstance(key, str) or not key or len(key) > _MAX_KEY):
         raise InvalidInput(prefix + "key", f"must be a non-empty string of at most {_MAX_KEY} "
-                           "characters without NUL, or omitted")
+                           "characters, or omitted")
     if key is not None:
+        # NUL is refused here as in all stored text (and SQLite's JSON functions cut text at
+        # it, so such a key could not be looked up).
         check_stored_text(key, prefix + "key")
     meta_json = _meta_json(meta, prefix + "meta") if meta is not None else None
     return _new_draft(role, text, at_ns, sender, meta_json, key, size)
