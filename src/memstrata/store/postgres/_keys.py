@@ -7,36 +7,17 @@ hashes in constant time.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
-from typing import Any
 
 from psycopg import errors as pg_errors
 
 from ...errors import InvalidInput
 from ...types import ApiKey
+from .._key_rows import key_params, row_key
 from . import _keys_sql as sql
 from ._connection import Conn, Connection
 from ._text import refuse_nul
 
 __all__ = ["PostgresKeys"]
-
-
-def _row_key(row: Sequence[Any]) -> ApiKey:
-    # Column order of _keys_sql.KEY_COLUMNS.
-    return ApiKey(id=row[0], tenant=row[1], name=row[2], created_at=int(row[3]),
-                  revoked_at=None if row[4] is None else int(row[4]),
-                  scopes=tuple(str(row[5]).split()),
-                  expires_at=None if row[6] is None else int(row[6]),
-                  rate_per_second=None if row[7] is None else float(row[7]),
-                  messages_per_day=None if row[8] is None else int(row[8]),
-                  stored_bytes=None if row[9] is None else int(row[9]))
-
-
-def _params(key: ApiKey, secret_hash: bytes) -> dict[str, Any]:
-    return {"id": key.id, "tenant": key.tenant, "name": key.name, "secret_hash": secret_hash,
-            "created_at": key.created_at, "scopes": " ".join(key.scopes),
-            "expires_at": key.expires_at, "rate_per_second": key.rate_per_second,
-            "messages_per_day": key.messages_per_day, "stored_bytes": key.stored_bytes}
 
 
 class PostgresKeys:
@@ -47,7 +28,7 @@ class PostgresKeys:
 
     async def insert(self, key: ApiKey, *, secret_hash: bytes) -> None:
         refuse_nul(key.name, "name")
-        params = _params(key, secret_hash)
+        params = key_params(key, secret_hash)
 
         async def body(c: Conn) -> None:
             try:
@@ -60,15 +41,15 @@ class PostgresKeys:
         rows = await self._db.fetch(sql.SELECT_KEY, (key_id,))
         if not rows:
             return None
-        return _row_key(rows[0]), bytes(rows[0][10])
+        return row_key(rows[0]), bytes(rows[0][10])
 
     async def all(self, tenant: str | None = None) -> builtins.list[ApiKey]:
         rows = await self._db.fetch(sql.SELECT_KEYS, {"tenant": tenant})
-        return [_row_key(r) for r in rows]
+        return [row_key(r) for r in rows]
 
     async def revoke(self, key_id: str, *, now: int) -> ApiKey | None:
         rows = await self._db.fetch(sql.REVOKE_KEY, (now, key_id))
-        return _row_key(rows[0]) if rows else None
+        return row_key(rows[0]) if rows else None
 
     async def count_active(self) -> int:
         return int((await self._db.fetch(sql.COUNT_ACTIVE_KEYS, ()))[0][0])

@@ -8,33 +8,14 @@ from __future__ import annotations
 
 import builtins
 import sqlite3
-from collections.abc import Sequence
-from typing import Any
 
 from ...errors import InvalidInput
 from ...types import ApiKey
+from .._key_rows import key_params, row_key
 from . import _keys_sql as sql
 from ._connection import Connection
 
 __all__ = ["SQLiteKeys"]
-
-
-def _row_key(row: Sequence[Any]) -> ApiKey:
-    # Column order of _keys_sql.KEY_COLUMNS.
-    return ApiKey(id=row[0], tenant=row[1], name=row[2], created_at=int(row[3]),
-                  revoked_at=None if row[4] is None else int(row[4]),
-                  scopes=tuple(str(row[5]).split()),
-                  expires_at=None if row[6] is None else int(row[6]),
-                  rate_per_second=None if row[7] is None else float(row[7]),
-                  messages_per_day=None if row[8] is None else int(row[8]),
-                  stored_bytes=None if row[9] is None else int(row[9]))
-
-
-def _params(key: ApiKey, secret_hash: bytes) -> dict[str, Any]:
-    return {"id": key.id, "tenant": key.tenant, "name": key.name, "secret_hash": secret_hash,
-            "created_at": key.created_at, "scopes": " ".join(key.scopes),
-            "expires_at": key.expires_at, "rate_per_second": key.rate_per_second,
-            "messages_per_day": key.messages_per_day, "stored_bytes": key.stored_bytes}
 
 
 class SQLiteKeys:
@@ -44,7 +25,7 @@ class SQLiteKeys:
         self._db = db
 
     async def insert(self, key: ApiKey, *, secret_hash: bytes) -> None:
-        params = _params(key, secret_hash)
+        params = key_params(key, secret_hash)
 
         def body(c: sqlite3.Connection) -> None:
             try:
@@ -57,16 +38,16 @@ class SQLiteKeys:
         row = await self._db.read(lambda c: c.execute(sql.SELECT_KEY, (key_id,)).fetchone())
         if row is None:
             return None
-        return _row_key(row), bytes(row[10])
+        return row_key(row), bytes(row[10])
 
     async def all(self, tenant: str | None = None) -> builtins.list[ApiKey]:
         rows = await self._db.read(lambda c: c.execute(sql.SELECT_KEYS,
                                                        {"tenant": tenant}).fetchall())
-        return [_row_key(r) for r in rows]
+        return [row_key(r) for r in rows]
 
     async def revoke(self, key_id: str, *, now: int) -> ApiKey | None:
         row = await self._db.write(lambda c: c.execute(sql.REVOKE_KEY, (now, key_id)).fetchone())
-        return _row_key(row) if row is not None else None
+        return row_key(row) if row is not None else None
 
     async def count_active(self) -> int:
         row = await self._db.read(lambda c: c.execute(sql.COUNT_ACTIVE_KEYS).fetchone())
