@@ -63,7 +63,24 @@ def test_every_route_keeps_the_contract(case: Any, service: tuple[str, str]) -> 
 
 # The same schema, generating only data it calls valid: each such request must be accepted
 # (2xx, or 404 for a thing that does not exist), so every rule the service enforces is in it.
-positive = schemathesis.openapi.from_dict(create_app(":memory:").openapi())
+def _times_in_the_past(spec: dict[str, Any]) -> dict[str, Any]:
+    """The document with every ``at`` bounded by a time long past and no ``at_ns``: the rule
+    that a time be at most five minutes ahead of the server's clock moves with the clock, and
+    ``at_ns`` must equal ``at`` when both are given (a rule across two fields), so the served
+    schema states both in words only, and generated requests must not cross them."""
+    for body in spec["components"]["schemas"].values():
+        properties = body.get("properties", {})
+        if "at" in properties:
+            properties.pop("at_ns", None)
+        at = properties.get("at")
+        if at is not None:
+            for option in at.get("anyOf", []):
+                if option.get("type") == "integer":
+                    option["maximum"] = 1_700_000_000_000_000_000
+    return spec
+
+
+positive = schemathesis.openapi.from_dict(_times_in_the_past(create_app(":memory:").openapi()))
 positive.config.generation.update(modes=[GenerationMode.POSITIVE])
 
 

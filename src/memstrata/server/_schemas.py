@@ -157,7 +157,7 @@ PROVIDER = (502,)
 # The rules the library enforces, with their own words, published in the schema (for the
 # default settings: search_limit_max 32, error_limit_max 16, max_content_chars 10,000).
 _DEFAULTS = Settings()
-TEXT = "\\S"  # text with something besides white space
+TEXT = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"  # something besides white space; no NUL
 MAX_CONTENT = _DEFAULTS.max_content_chars
 SEARCH_LIMIT: dict[str, JsonValue] = {"minimum": 1, "maximum": _DEFAULTS.search_limit_max}
 ERROR_LIMIT: dict[str, JsonValue] = {"minimum": 1, "maximum": _DEFAULTS.error_limit_max}
@@ -227,8 +227,7 @@ class MessageIn(BaseModel):
                                              "Above 2^53: JavaScript cannot hold it as a "
                                              "number; send at_ns.",
                            json_schema_extra={"anyOf": [
-                               {"type": "integer", "minimum": 0,
-                                "maximum": 1_700_000_000_000_000_000},
+                               {"type": "integer", "minimum": 0, "maximum": MAX_ID},
                                {"type": "null"}]})
     at_ns: str | None = Field(None, description="at as a string of decimal digits (either "
                                                 "or both; both must agree).",
