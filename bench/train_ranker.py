@@ -15,9 +15,11 @@ The model is a logistic regression over ``memstrata.search._features``, one for 
 and one for semantic search, fitted by damped Newton's method (deterministic) on a pointwise
 log loss (absolute scores) plus :data:`LISTWISE` times a listwise softmax loss per question
 (the ranking within a question); every set weighs the same, and within a set every question.
-Negatives are subsampled with a fixed seed. A last one-dimensional logistic fit on the
-out-of-fold scores (every message of every question, unweighted) makes the output a
-calibrated probability, and is folded into the shipped weights. ``--hidden N`` adds N tanh
+Negatives are subsampled with a fixed seed. For hybrid search :data:`TREES` regression trees
+(``_boost.py``) are then boosted on the same loss from the logistic scores. A last
+one-dimensional logistic fit on the out-of-fold scores (every message of every question,
+unweighted) makes the output a calibrated probability, and is folded into the shipped weights
+and leaves. Beside recall, it reports the precision of the matched hits at the default floor. ``--hidden N`` adds N tanh
 units beside the linear part (measured: no better, so the shipped model has none).
 """
 
