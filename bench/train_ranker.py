@@ -19,8 +19,9 @@ Negatives are subsampled with a fixed seed. For hybrid search :data:`TREES` regr
 (``_boost.py``) are then boosted on the same loss from the logistic scores. A last
 one-dimensional logistic fit on the out-of-fold scores (every message of every question,
 unweighted) makes the output a calibrated probability, and is folded into the shipped weights
-and leaves. Beside recall, it reports the precision of the matched hits at the default floor. ``--hidden N`` adds N tanh
-units beside the linear part (measured: no better, so the shipped model has none).
+and leaves. Beside recall, it reports the precision of the matched hits at the default floor.
+``--hidden N`` adds N tanh units beside the linear part (measured: no better, so the shipped
+model has none).
 """
 
 from __future__ import annotations
