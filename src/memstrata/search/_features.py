@@ -157,6 +157,7 @@ class _Groups:
 
     codes: npt.NDArray[np.int64]
     count: int
+    sizes: FloatArray  # messages in each session
     size: FloatArray  # messages in the message's session
     own_norm: FloatArray  # k1 * (1 - b + b * own length / session mean)
     key_norm: FloatArray
@@ -174,7 +175,7 @@ def _groups(codes: npt.NDArray[np.int64], own: KeywordIndex, key: KeywordIndex) 
         out: FloatArray = (_K1 * (1.0 - _B + _B * lengths / mean[codes])).astype(np.float32)
         return out
 
-    return _Groups(codes=codes, count=count, size=per[codes], own_norm=norm(own),
+    return _Groups(codes=codes, count=count, sizes=per, size=per[codes], own_norm=norm(own),
                    key_norm=norm(key))
 
 
@@ -264,8 +265,8 @@ def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
     acc = {name: np.zeros(n, dtype=np.float32) for name in names}
     total = np.zeros(n, dtype=np.float32)
     every = np.ones(n, dtype=np.bool_)
-    # Per session: its size, and how many of its messages may hold a rare term.
-    sizes = np.bincount(g.codes, minlength=g.count).astype(np.float32)
+    # Per session: how many of its messages may hold a rare term.
+    sizes = g.sizes
     limit = np.maximum(np.float32(_RARE_MIN), np.float32(_RARE_SHARE) * sizes)
     for term in query.terms:
         docs, tf = _postings(own_terms, term)
