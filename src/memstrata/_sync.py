@@ -272,20 +272,13 @@ class SyncMemory(_Blocking):
              llm: LLM | Unset | None = UNSET, decision_llm: LLM | Unset | None = UNSET,
              clock: Clock | None = None) -> SyncMemory:
         """Open a memory database as ``Memory.open`` does, on a private loop thread."""
-        portal = _LoopThread()
-
         async def opened() -> Memory:
             # Built on the loop: the connection and background tasks belong to it.
             return await Memory.open(target, settings=settings, tenant=tenant,
                                      background=background, embedder=embedder, llm=llm,
                                      decision_llm=decision_llm, clock=clock)
 
-        try:
-            memory = portal.run(opened())
-        except BaseException:
-            portal.stop(_STOP_GRACE_S)
-            raise
-        return cls._owning(memory, portal)
+        return cls._owning(opened)
 
     @classmethod
     def remote(cls, url: str, key: str, *, settings: Settings | None = None,
@@ -294,20 +287,22 @@ class SyncMemory(_Blocking):
         the same methods as over a local file, less those only an operator of the database
         has (``sibling``, ``sweep``, ``reindex``, ``summary``, ``summarize_due``, ``tools``,
         ``check``). The API key decides the tenant."""
-        portal = _LoopThread()
-
         async def opened() -> RemoteMemory:
             return await RemoteMemory.open(url, key, settings=settings, timeout=timeout)
 
+        return cls._owning(opened)
+
+    @classmethod
+    def _owning(cls, opened: Callable[[], Coroutine[Any, Any, Memory | RemoteMemory]]
+                ) -> SyncMemory:
+        """The memory ``opened`` makes on a new private loop thread, which it owns (the
+        thread is stopped again when opening fails)."""
+        portal = _LoopThread()
         try:
             memory = portal.run(opened())
         except BaseException:
             portal.stop(_STOP_GRACE_S)
             raise
-        return cls._owning(memory, portal)
-
-    @classmethod
-    def _owning(cls, memory: Memory | RemoteMemory, portal: _LoopThread) -> SyncMemory:
         sync = cls(memory, portal)
         # One left open is closed when collected (or at exit), so its threads do not pile up.
         sync._finalizer = weakref.finalize(sync, _shutdown, memory, portal, CLOSE_TIMEOUT_S)
