@@ -14,64 +14,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import os
-import re
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
+from service import make_key, serving
 
 from memstrata.client import RemoteMemory
 
 SESSION = "bench"
-SERVER_ENV = {"MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
 TARGET_MS = 1.5
-
-
-def make_key(db: Path) -> str:
-    done = subprocess.run([sys.executable, "-m", "memstrata", "--db", str(db), "keys",
-                           "create", "--tenant", "bench"], capture_output=True, text=True,
-                          check=True)
-    found = re.search(r"\bms_[A-Za-z0-9]+_[A-Za-z0-9_-]+", done.stdout)
-    if found is None:
-        raise RuntimeError(f"no key in the output of keys create: {done.stdout!r}")
-    return found.group(0)
-
-
-@contextlib.contextmanager
-def serving(db: Path) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    proc = subprocess.Popen([sys.executable, "-m", "memstrata", "--db", str(db), "serve",
-                             "--port", str(port)], env={**os.environ, **SERVER_ENV},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 async def timed(call: Callable[[], Awaitable[object]]) -> float:
@@ -120,7 +76,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         db = Path(work) / "remote.db"
         key = make_key(db)
-        with serving(db) as url:
+        with serving(db, Path(work), tuned=False) as (url, _):
             figures = asyncio.run(measure(url, key, args.calls))
     client, raw = figures["client"], figures["raw"]
     gap = client["p50"] - raw["p50"]
