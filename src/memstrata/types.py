@@ -35,6 +35,8 @@ __all__ = [
     "ErrorRecord",
     "Hit",
     "HitSource",
+    "HotChanges",
+    "HotMark",
     "HotSession",
     "KeywordRow",
     "MatchMode",
@@ -348,6 +350,35 @@ class HotSession:
     ats: list[int]
     matrix: npt.NDArray[np.float32]
     embedded: npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HotMark:
+    """What a session's hot tier holds, counted in the same snapshot as a delta: its vector
+    version, its cutoff, its hot messages and how many of them have a vector of the model."""
+
+    version: int
+    cutoff: int
+    hot: int
+    embedded: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HotChanges:
+    """What changed in some sessions' hot tiers since an id: the marks of the sessions asked
+    about (a session absent from ``marks`` no longer exists), their hot messages above the id
+    (ordered by session, then id, with their vectors as in :class:`HotSession`), and the
+    vectors now stored for messages that had none."""
+
+    marks: dict[str, HotMark]
+    sessions: list[str]
+    ids: list[int]
+    contents: list[str]
+    senders: list[str | None]
+    ats: list[int]
+    matrix: npt.NDArray[np.float32]
+    embedded: npt.NDArray[np.bool_]
+    vectors: dict[int, npt.NDArray[np.float32]]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -22,6 +22,7 @@ from ..types import (
     Draft,
     ErrorQuery,
     ErrorRecord,
+    HotChanges,
     HotSession,
     KeywordRow,
     Message,
@@ -189,6 +190,19 @@ class VectorStore(Protocol):
     async def load_hot(self, tenant: str, session: str, model: str, dim: int) -> HotSession:
         """The session's hot messages with their vectors of ``model``, read in one snapshot
         together with the version they belong to."""
+        ...
+
+    async def hot_changes(self, tenant: str, sessions: Sequence[str] | None, model: str,
+                          dim: int, *, after: int, pending: Sequence[int]) -> HotChanges:
+        """In one snapshot: the marks of ``sessions`` (every session of the tenant for
+        ``None``), their hot messages with ids above ``after`` (with their vectors of
+        ``model``), and the vectors of ``model`` now stored for the ``pending`` ids."""
+        ...
+
+    async def hot_ids(self, tenant: str, session: str, model: str,
+                      dim: int) -> tuple[list[int], list[bool]]:
+        """The session's hot message ids in order, and whether each has a vector of
+        ``model`` (what a delta cannot tell: which messages left or lost their vector)."""
         ...
 
     async def other_model_count(self, tenant: str, model: str) -> int:

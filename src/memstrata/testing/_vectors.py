@@ -339,11 +339,53 @@ async def check_vector_tenant_scoping(store: Store) -> None:
     assert (await store.vectors.backlog("t"), await store.vectors.backlog_all()) == (0, 1)
 
 
+async def check_hot_changes(store: Store) -> None:
+    """``hot_changes`` gives, in one snapshot, each asked session's mark (version, cutoff, hot
+    messages, vectors), its hot messages above an id in (session, id) order with their
+    vectors of the model, and the vectors now stored for pending ids; a session that is gone
+    has no mark. ``hot_ids`` lists a session's hot ids with their embedded flags."""
+    a = await _queue(store, "t", "s", 4)
+    b = await _queue(store, "t", "o", 2)
+    await _queue(store, "u", "s", 1)  # another tenant: never seen
+    assert await embed(store, "w", limit=3) == _ids(a[:3])
+    everything = await store.vectors.hot_changes("t", None, MODEL, DIM, after=0, pending=[])
+    versions = await store.vectors.versions("t", None)
+    assert set(everything.marks) == {"s", "o"}
+    assert everything.marks["s"].version == versions["s"]
+    assert (everything.marks["s"].hot, everything.marks["s"].embedded) == (4, 3)
+    assert (everything.marks["o"].hot, everything.marks["o"].embedded) == (2, 0)
+    assert everything.ids == _ids(b) + _ids(a)  # by session, then id
+    assert everything.sessions == ["o", "o", "s", "s", "s", "s"]
+    assert everything.contents == [m.content for m in b + a]
+    assert everything.embedded.tolist() == [False, False, True, True, True, False]
+    assert np.array_equal(everything.matrix[2], vector_of(a[0]))
+    # The delta after the newest id seen: a new message, and the vector of a pending one.
+    (c,) = await _queue(store, "t", "s", 1, start=10)
+    assert await embed(store, "w", limit=1) == [a[3].id]
+    delta = await store.vectors.hot_changes("t", ["s"], MODEL, DIM, after=b[-1].id,
+                                            pending=[a[3].id, b[0].id])
+    assert set(delta.marks) == {"s"} and delta.marks["s"].hot == 5
+    assert delta.marks["s"].embedded == 4
+    assert delta.ids == [c.id] and delta.embedded.tolist() == [False]
+    assert set(delta.vectors) == {a[3].id}
+    assert np.array_equal(delta.vectors[a[3].id], vector_of(a[3]))
+    # A forget: the message leaves and the one after it loses its vector.
+    assert await store.forget("t", a[1].id)
+    ids, flags = await store.vectors.hot_ids("t", "s", MODEL, DIM)
+    assert ids == [a[0].id, a[2].id, a[3].id, c.id]
+    assert flags == [True, False, True, False]
+    await store.remove_session("t", "o")
+    gone = await store.vectors.hot_changes("t", ["o", "s"], MODEL, DIM, after=c.id,
+                                           pending=[])
+    assert set(gone.marks) == {"s"} and gone.ids == []
+    assert (gone.marks["s"].hot, gone.marks["s"].embedded) == (4, 2)
+
+
 VECTOR_CHECKS: Sequence[Check] = (
     check_claim_oldest_first_with_previous, check_claim_exclusive, check_stale_claim_taken_over,
     check_put_only_own_claims, check_release_returns_batch, check_backlog_counts,
     check_queue_unindexed, check_version_changes_on_put, check_compaction_drops_cold_vectors,
     check_version_changes_on_forget, check_version_changes_on_reset_and_remove, check_load_hot,
     check_other_model_count, check_requeue, check_requeue_voids_earlier_claims,
-    check_vector_tenant_scoping,
+    check_vector_tenant_scoping, check_hot_changes,
 )

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ...types import Claimed, HotSession
+from ...types import Claimed, HotChanges, HotMark, HotSession
 from .._error_rows import FLOAT32_LE
 from . import _sql as sql
 from . import _vectors_sql as vsql
@@ -164,6 +164,46 @@ class PostgresVectors:
         return HotSession(version=version, ids=[int(r[0]) for r in rows],
                           contents=[r[1] for r in rows], senders=[r[2] for r in rows],
                           ats=[int(r[3]) for r in rows], matrix=matrix, embedded=embedded)
+
+    async def hot_changes(self, tenant: str, sessions: Sequence[str] | None, model: str,
+                          dim: int, *, after: int, pending: Sequence[int]) -> HotChanges:
+        """In one snapshot: the sessions' marks, their hot messages above ``after`` and the
+        vectors now stored for the ``pending`` ids."""
+        params: dict[str, Any] = {"tenant": tenant, "model": model, "dim": dim,
+                                  "after": after, "ids": [int(i) for i in pending],
+                                  "sessions": None if sessions is None else list(sessions)}
+
+        async def body(c: Conn) -> tuple[list[Any], list[Any], list[Any]]:
+            marks = await (await c.execute(vsql.SELECT_HOT_MARKS, params)).fetchall()
+            cur = await c.execute(vsql.SELECT_HOT_AFTER, params, binary=True)
+            rows = await cur.fetchall()
+            found: list[Any] = []
+            if pending:
+                cur = await c.execute(vsql.SELECT_PENDING_VECTORS, params, binary=True)
+                found = await cur.fetchall()
+            return marks, rows, found
+        marks, rows, found = await self._db.read(body)
+        matrix = np.zeros((len(rows), dim), dtype=np.float32)
+        embedded = np.zeros(len(rows), dtype=np.bool_)
+        for i, r in enumerate(rows):
+            if r[5] is not None:
+                matrix[i] = self._array(r[5])
+                embedded[i] = True
+        return HotChanges(
+            marks={str(r[0]): HotMark(version=int(r[1]), cutoff=int(r[2]), hot=int(r[3]),
+                                      embedded=int(r[4])) for r in marks},
+            sessions=[str(r[0]) for r in rows], ids=[int(r[1]) for r in rows],
+            contents=[r[2] for r in rows], senders=[r[3] for r in rows],
+            ats=[int(r[4]) for r in rows], matrix=matrix, embedded=embedded,
+            vectors={int(i): np.asarray(self._array(v), dtype=np.float32)
+                     for i, v in found})
+
+    async def hot_ids(self, tenant: str, session: str, model: str,
+                      dim: int) -> tuple[list[int], list[bool]]:
+        """The session's hot ids in order, and whether each has a vector of ``model``."""
+        rows = await self._db.fetch(vsql.SELECT_HOT_IDS, {
+            "tenant": tenant, "session": session, "model": model, "dim": dim})
+        return [int(r[0]) for r in rows], [bool(r[1]) for r in rows]
 
     async def other_model_count(self, tenant: str, model: str) -> int:
         """Vectors made by a model other than ``model`` (they need a re-index)."""

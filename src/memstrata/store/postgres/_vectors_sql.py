@@ -138,3 +138,38 @@ WHERE v.tenant = %(tenant)s AND v.message_id = (
     SELECT min(id) FROM messages
     WHERE tenant = %(tenant)s AND session = %(session)s AND id > %(id)s)"""
 DELETE_VECTOR = "DELETE FROM vectors WHERE tenant = %s AND message_id = %s"
+
+# -- deltas of the hot tier for search indexes kept in a process ----------------------------
+
+# The sessions named (NULL: every session of the tenant), counted in one snapshot: hot
+# messages, and those with a vector (any model: a model change drops every vector, so the
+# count still tells a cache that vectors went).
+SELECT_HOT_MARKS = """
+SELECT s.id, s.vector_version, s.cutoff,
+       (SELECT count(*) FROM messages m
+        WHERE m.tenant = s.tenant AND m.session = s.id AND m.id > s.cutoff),
+       (SELECT count(*) FROM vectors v
+        WHERE v.tenant = s.tenant AND v.session = s.id AND v.message_id > s.cutoff)
+FROM sessions s
+WHERE s.tenant = %(tenant)s AND (%(sessions)s::text[] IS NULL OR s.id = ANY(%(sessions)s))"""
+SELECT_HOT_AFTER = """
+SELECT m.session, m.id, m.content, m.sender, m.at, v.vec
+FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+LEFT JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id AND v.model = %(model)s
+                   AND v.dim = %(dim)s
+WHERE m.tenant = %(tenant)s AND m.id > %(after)s AND m.id > s.cutoff
+  AND (%(sessions)s::text[] IS NULL OR m.session = ANY(%(sessions)s))
+ORDER BY m.session, m.id"""
+SELECT_PENDING_VECTORS = """
+SELECT v.message_id, v.vec FROM vectors v
+WHERE v.tenant = %(tenant)s AND v.message_id = ANY(%(ids)s) AND v.model = %(model)s
+  AND v.dim = %(dim)s"""
+SELECT_HOT_IDS = """
+SELECT m.id, v.message_id IS NOT NULL
+FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+LEFT JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id AND v.model = %(model)s
+                   AND v.dim = %(dim)s
+WHERE m.tenant = %(tenant)s AND m.session = %(session)s AND m.id > s.cutoff
+ORDER BY m.id"""

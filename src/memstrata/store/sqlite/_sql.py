@@ -382,3 +382,36 @@ WHERE s.summary_due > 0 AND (?1 IS NULL OR s.tenant = ?1) AND s.id NOT LIKE 'tem
                 AND m.id > coalesce(u.cursor, 0) AND m.id <= s.summary_due)
 ORDER BY s.active_at
 LIMIT ?3"""
+
+# -- deltas of the hot tier for search indexes kept in a process ----------------------------
+
+# The sessions named (a JSON array; NULL: every session of the tenant), counted in one
+# snapshot: hot messages, and those with a vector (any model: a model change drops every
+# vector, so the count still tells a cache that vectors went).
+SELECT_HOT_MARKS = """
+SELECT s.id, s.vector_version, s.cutoff,
+       (SELECT count(*) FROM messages m
+        WHERE m.tenant = s.tenant AND m.session = s.id AND m.id > s.cutoff),
+       (SELECT count(*) FROM vectors v
+        WHERE v.tenant = s.tenant AND v.session = s.id AND v.message_id > s.cutoff)
+FROM sessions s
+WHERE s.tenant = ?1 AND (?2 IS NULL OR s.id IN (SELECT value FROM json_each(?2)))"""
+SELECT_HOT_AFTER = """
+SELECT m.session, m.id, m.content, m.sender, m.at, v.vec
+FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+LEFT JOIN vectors v ON v.message_id = m.id AND v.model = ?1 AND v.dim = ?2
+WHERE m.tenant = ?3 AND m.id > ?4 AND m.id > s.cutoff
+  AND (?5 IS NULL OR m.session IN (SELECT value FROM json_each(?5)))
+ORDER BY m.session, m.id"""
+SELECT_PENDING_VECTORS = """
+SELECT v.message_id, v.vec FROM vectors v
+WHERE v.message_id IN (SELECT value FROM json_each(?1)) AND v.tenant = ?2 AND v.model = ?3
+  AND v.dim = ?4"""
+SELECT_HOT_IDS = """
+SELECT m.id, v.message_id IS NOT NULL
+FROM messages m
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+LEFT JOIN vectors v ON v.message_id = m.id AND v.model = ?1 AND v.dim = ?2
+WHERE m.tenant = ?3 AND m.session = ?4 AND m.id > s.cutoff
+ORDER BY m.id"""

@@ -10,13 +10,14 @@ indexers.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ...types import Claimed, HotSession
+from ...types import Claimed, HotChanges, HotMark, HotSession
 from . import _sql as sql
 from ._connection import Connection
 from ._rows import row_message
@@ -147,6 +148,41 @@ class SQLiteVectors:
         return HotSession(version=version, ids=[r[0] for r in rows],
                           contents=[r[1] for r in rows], senders=[r[2] for r in rows],
                           ats=[r[3] for r in rows], matrix=matrix, embedded=embedded)
+
+    async def hot_changes(self, tenant: str, sessions: Sequence[str] | None, model: str,
+                          dim: int, *, after: int, pending: Sequence[int]) -> HotChanges:
+        """In one snapshot: the sessions' marks, their hot messages above ``after`` and the
+        vectors now stored for the ``pending`` ids."""
+        names = None if sessions is None else json.dumps(list(sessions))
+        wanted = json.dumps([int(i) for i in pending])
+
+        def body(c: sqlite3.Connection) -> tuple[list[Any], list[Any], list[Any]]:
+            marks = c.execute(sql.SELECT_HOT_MARKS, (tenant, names)).fetchall()
+            rows = c.execute(sql.SELECT_HOT_AFTER, (model, dim, tenant, after, names)).fetchall()
+            found = (c.execute(sql.SELECT_PENDING_VECTORS, (wanted, tenant, model, dim))
+                     .fetchall() if pending else [])
+            return marks, rows, found
+        marks, rows, found = await self._db.read(body)
+        matrix = np.zeros((len(rows), dim), dtype=np.float32)
+        embedded = np.zeros(len(rows), dtype=np.bool_)
+        for i, r in enumerate(rows):
+            if r[5] is not None:
+                matrix[i] = np.frombuffer(r[5], dtype=np.float32)
+                embedded[i] = True
+        return HotChanges(
+            marks={str(r[0]): HotMark(version=int(r[1]), cutoff=int(r[2]), hot=int(r[3]),
+                                      embedded=int(r[4])) for r in marks},
+            sessions=[str(r[0]) for r in rows], ids=[int(r[1]) for r in rows],
+            contents=[r[2] for r in rows], senders=[r[3] for r in rows],
+            ats=[int(r[4]) for r in rows], matrix=matrix, embedded=embedded,
+            vectors={int(i): np.frombuffer(v, dtype=np.float32) for i, v in found})
+
+    async def hot_ids(self, tenant: str, session: str, model: str,
+                      dim: int) -> tuple[list[int], list[bool]]:
+        """The session's hot ids in order, and whether each has a vector of ``model``."""
+        rows = await self._db.read(lambda c: c.execute(
+            sql.SELECT_HOT_IDS, (model, dim, tenant, session)).fetchall())
+        return [int(r[0]) for r in rows], [bool(r[1]) for r in rows]
 
     async def other_model_count(self, tenant: str, model: str) -> int:
         """Vectors made by a model other than ``model`` (they need a re-index)."""
