@@ -35,6 +35,7 @@ from .search import (
     MATCH_MODES,
     CachedIndex,
     Indexer,
+    LiveIndexes,
     Searcher,
     VectorCache,
     check_limit,
@@ -97,6 +98,7 @@ class Memory:
         self._llm = llm
         self._decision_llm = decision_llm
         self._cache: VectorCache[CachedIndex] = VectorCache(settings.vector_cache_mb * 2**20)
+        self._live_indexes = LiveIndexes(settings.vector_cache_mb * 2**20)
         self._searcher = self._make_searcher()
         self._indexer = (Indexer(store.vectors, embedder, tenant=tenant, clock=clock)
                          if embedder is not None else None)
@@ -116,7 +118,7 @@ class Memory:
     def _make_searcher(self) -> Searcher:
         vectors = self._store.vectors if self.embedder is not None else None
         return Searcher(self._store, vectors, self.embedder, self._cache, self.settings,
-                        self.tenant)
+                        self.tenant, self._live_indexes)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -164,6 +166,7 @@ class Memory:
                          embedder=self.embedder, llm=self._llm,
                          decision_llm=self._decision_llm, owns_store=False)
         mem._cache = self._cache  # entries are keyed by tenant, so one cache serves all
+        mem._live_indexes = self._live_indexes
         mem._searcher = mem._make_searcher()
         if background:
             mem._start_background()

@@ -6,6 +6,7 @@ functions) and expands the hits with their neighbours.
 """
 
 from ._cache import VectorCache
+from ._follow import LiveIndexes
 from ._fusion import vector_model
 from ._indexer import Indexer
 from ._modes import MATCH_MODES, TIME_RANGES, check_limit, match_mode, since
@@ -16,6 +17,7 @@ __all__ = [
     "TIME_RANGES",
     "CachedIndex",
     "Indexer",
+    "LiveIndexes",
     "Searcher",
     "VectorCache",
     "check_limit",

@@ -126,19 +126,50 @@ def _starts(codes: npt.NDArray[np.int64], count: int) -> npt.NDArray[np.int64]:
     return starts
 
 
-def _group_max(values: FloatArray, codes: npt.NDArray[np.int64], count: int) -> FloatArray:
-    """Each message's session's largest value (sessions contiguous)."""
+def _group_max(values: FloatArray, codes: npt.NDArray[np.int64], count: int,
+               contiguous: bool = True) -> FloatArray:
+    """Each message's session's largest value (sessions contiguous, or not)."""
     if not values.size:
         return values
+    if not contiguous:
+        top = np.full(count, -np.inf, dtype=np.float32)
+        np.maximum.at(top, codes, values)
+        spread: FloatArray = top[codes]
+        return spread
     out: FloatArray = np.maximum.reduceat(values, _starts(codes, count))[codes]
     return out
 
 
-def _group_min(values: FloatArray, codes: npt.NDArray[np.int64], count: int) -> FloatArray:
+def _group_min(values: FloatArray, codes: npt.NDArray[np.int64], count: int,
+               contiguous: bool = True) -> FloatArray:
     if not values.size:
         return values
+    if not contiguous:
+        low = np.full(count, np.inf, dtype=np.float32)
+        np.minimum.at(low, codes, values)
+        spread: FloatArray = low[codes]
+        return spread
     out: FloatArray = np.minimum.reduceat(values, _starts(codes, count))[codes]
     return out
+
+
+def _neighbour_values(values: FloatArray, codes: npt.NDArray[np.int64],
+                      links: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None
+                      ) -> tuple[FloatArray, FloatArray]:
+    """Each message's previous and next message's value in its session (0 where there is
+    none): by adjacency (sessions contiguous) or by explicit links (-1: none)."""
+    n = values.shape[0]
+    before = np.zeros(n, dtype=np.float32)
+    after = np.zeros(n, dtype=np.float32)
+    if links is not None:
+        prev, nxt = links
+        before = np.where(prev >= 0, values[prev], 0.0).astype(np.float32)
+        after = np.where(nxt >= 0, values[nxt], 0.0).astype(np.float32)
+    elif n > 1:
+        same = codes[1:] == codes[:-1]
+        before[1:] = np.where(same, values[:-1], 0.0)
+        after[:-1] = np.where(same, values[1:], 0.0)
+    return before, after
 
 
 def _postings(index: KeywordIndex, term: str) -> tuple[npt.NDArray[np.int64], FloatArray]:
@@ -185,7 +216,9 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
                    own_vectors: FloatArray | None, key_vectors: FloatArray | None,
                    query_vector: FloatArray | None, now: int,
                    groups: npt.NDArray[np.int64] | None = None,
-                   semantic_only: bool = False) -> FloatArray:
+                   semantic_only: bool = False,
+                   links: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None,
+                   cosines: tuple[FloatArray, FloatArray] | None = None) -> FloatArray:
     """One row of :data:`FEATURES` (or :data:`SEMANTIC_FEATURES`) per message.
 
     The messages are one session's, or several sessions' side by side (``groups``: the
@@ -195,30 +228,34 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     own terms and their neighbour keys (keys built within sessions); the vectors are unit
     rows, zero where a message has none yet (its cosines are then 0). Without a query vector
     the cosine features are 0.
+
+    ``links`` (each message's previous and next message in its session, -1 for none) lets
+    the sessions interleave in any order; ``cosines`` (own-text and keyed cosines with the
+    query, worked out by the caller) stand for the vectors.
     """
     n = own_terms.size
     codes = np.zeros(n, dtype=np.int64) if groups is None else groups
     cols: dict[str, FloatArray] = {}
     zeros = np.zeros(n, dtype=np.float32)
-    if query_vector is not None and own_vectors is not None and key_vectors is not None:
+    if cosines is not None:
+        cos_own, cos_key = cosines
+    elif query_vector is not None and own_vectors is not None and key_vectors is not None:
         cos_own = semantic_scores(own_vectors, query_vector)
         cos_key = semantic_scores(key_vectors, query_vector)
     else:
         cos_own = cos_key = zeros
     cols["cos_own"] = cos_own
     cols["cos_key"] = cos_key
-    prev = np.zeros(n, dtype=np.float32)
-    nxt = np.zeros(n, dtype=np.float32)
-    if n > 1:
-        same = codes[1:] == codes[:-1]
-        prev[1:] = np.where(same, cos_own[:-1], 0.0)
-        nxt[:-1] = np.where(same, cos_own[1:], 0.0)
-    cols["cos_prev"] = prev
-    cols["cos_next"] = nxt
+    cols["cos_prev"], cols["cos_next"] = _neighbour_values(cos_own, codes, links)
     cols["cos_own_sq"] = cos_own * cos_own
     cols["cos_own_len"] = cos_own * info.length
     cols["time"] = time_prior(times, query.spans) if query.spans else zeros
     cols["sender"] = sender_prior(sender_codes, sender_names, query.terms)
+    if links is not None and groups is not None and cols["sender"].any():
+        # Per session, as a session's own search reads it: a name every message of the
+        # session was sent by tells them apart no more.
+        named = np.bincount(codes, weights=cols["sender"]) == np.bincount(codes)
+        cols["sender"] = np.where(named[codes], 0.0, cols["sender"]).astype(np.float32)
     cols["length"] = info.length
     cols["age"] = (np.log1p(np.maximum(now - times, 0) / _DAY_NS) / 8.0).astype(np.float32)
     cjk_query = query.cjk_share >= 0.5
@@ -230,21 +267,30 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     cols["session_size"] = (np.log1p(g.size) / 8.0).astype(np.float32)
     smooth = cos_key.copy()
     weight = np.ones(n, dtype=np.float32)
-    if n > 1:
+    if links is not None:
+        has_prev, has_next = links[0] >= 0, links[1] >= 0
+        before, after = _neighbour_values(cos_key, codes, links)
+        smooth += np.where(has_prev, 0.5 * before, 0.0).astype(np.float32)
+        smooth += np.where(has_next, 0.5 * after, 0.0).astype(np.float32)
+        weight += np.where(has_prev, 0.5, 0.0).astype(np.float32)
+        weight += np.where(has_next, 0.5, 0.0).astype(np.float32)
+    elif n > 1:
         same = codes[1:] == codes[:-1]
         smooth[1:] += np.where(same, 0.5 * cos_key[:-1], 0.0).astype(np.float32)
         smooth[:-1] += np.where(same, 0.5 * cos_key[1:], 0.0).astype(np.float32)
         weight[1:] += np.where(same, 0.5, 0.0).astype(np.float32)
         weight[:-1] += np.where(same, 0.5, 0.0).astype(np.float32)
     smooth = (smooth + np.float32(0.2) * cos_own) / (weight + np.float32(0.2))
-    low, high = _group_min(smooth, codes, g.count), _group_max(smooth, codes, g.count)
+    contiguous = links is None
+    low = _group_min(smooth, codes, g.count, contiguous)
+    high = _group_max(smooth, codes, g.count, contiguous)
     span = high - low
     cols["rel_sim"] = np.where(span > 0, (smooth - low) / np.where(span > 0, span, 1.0),
                                0.0).astype(np.float32)
     cols["rel_sim_size"] = cols["rel_sim"] * cols["session_size"]
     if not semantic_only:
         _keyword_columns(cols, own_terms, key_terms, query, info, g)
-        best = _group_max(cols["bm25_key"], codes, g.count)
+        best = _group_max(cols["bm25_key"], codes, g.count, contiguous)
         cols["rel_bm25_key"] = np.where(best > 0, cols["bm25_key"] / np.where(
             best > 0, best, 1.0), 0.0).astype(np.float32)
         cols["rel_bm25_size"] = cols["rel_bm25_key"] * cols["session_size"]

@@ -93,6 +93,7 @@ __all__ = [
     "minmax",
     "neighbour_smooth",
     "query_time_spans",
+    "rank_features",
     "rank_learned",
     "rank_session",
     "rare_terms",
@@ -442,10 +443,21 @@ def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArra
     ``min_probability``, a message needs at least that probability."""
     semantic = ranker.mode == "semantic"
     x = session_features(index, query, query_vector, now=now, semantic_only=semantic)
+    return rank_features(index.ids, x, ranker, k=k, present=index.present, eligible=eligible,
+                         min_probability=min_probability)
+
+
+def rank_features(ids: IntArray, x: FloatArray, ranker: LearnedRanker, *, k: int,
+                  present: npt.NDArray[np.bool_] | None,
+                  eligible: npt.NDArray[np.bool_] | None = None,
+                  min_probability: float | None = None) -> list[Ranked]:
+    """:func:`rank_learned` from the messages' feature rows ``x`` (one per id), however they
+    were gathered: one session's, or a tenant's sessions side by side."""
+    semantic = ranker.mode == "semantic"
     p = ranker.probability(x, refine=max(REFINE, 8 * k))
     mask = np.ones(p.shape, dtype=np.bool_) if eligible is None else eligible.copy()
-    if semantic and index.present is not None:
-        mask &= index.present
+    if semantic and present is not None:
+        mask &= present
     if min_probability is not None:
         mask &= p >= np.float32(min_probability)
     # Two rules over the probabilities, as the fusion keeps them: a message that says nearly
@@ -461,6 +473,6 @@ def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArra
         related_only = x[:, FEATURES.index("cov_key")] <= 0
         order = cap_related(order.astype(np.float32), rare & mask, related_only & mask)
     best = top_indices(order, k, mask)
-    return [Ranked(id=int(index.ids[i]), score=float(p[i]), similarity=float(p[i]),
+    return [Ranked(id=int(ids[i]), score=float(p[i]), similarity=float(p[i]),
                    keyword=bool(own_hit[i]), rare=bool(rare[i]),
                    related_only=bool(related_only[i]), lead=bool(lead[i])) for i in best]

@@ -23,8 +23,10 @@ from ..providers import Embedder, blas_threads
 from ..store import Store, VectorStore
 from ..text import check_unicode
 from ..types import Hit, HitSource
+from ._across import rank_tenant
 from ._cache import VectorCache
 from ._features import query_terms_of
+from ._follow import LiveIndexes
 from ._fusion import (
     Ranked,
     SessionIndex,
@@ -68,8 +70,10 @@ class CachedIndex:
 
 class Searcher:
     def __init__(self, store: Store, vectors: VectorStore | None, embedder: Embedder | None,
-                 cache: VectorCache[CachedIndex], settings: Settings, tenant: str) -> None:
+                 cache: VectorCache[CachedIndex], settings: Settings, tenant: str,
+                 live: LiveIndexes | None = None) -> None:
         self._store = store
+        self._live = live
         self._vectors = vectors
         self._embedder = embedder
         self._cache = cache
@@ -145,7 +149,18 @@ class Searcher:
         # One read of the vector versions names the sessions to search and validates their
         # cached indexes.
         assert self._vectors is not None
-        for name, version in (await self._vectors.versions(self._tenant, session)).items():
+        versions = await self._vectors.versions(self._tenant, session)
+        if learned is not None and q is not None and self._live is not None:
+            # The tenant's index kept write by write: one pass over every session searched.
+            index = await self._live.current(self._vectors, self._tenant,
+                                             vector_model(self._embedder.model_id),
+                                             self._embedder.dim, versions)
+            with blas_threads(_QUERY_THREADS):
+                found = rank_tenant(index, list(versions), terms, q, learned, k=limit,
+                                    now=now, since=since, skip=skip, hybrid=how == "hybrid",
+                                    min_probability=min_score)
+            versions = {}
+        for name, version in versions.items():
             cached = await self._index(name, version)
             if cached is None:
                 continue
@@ -177,7 +192,10 @@ class Searcher:
     def uncache(self, tenant: str, session: str) -> None:
         """Drop the cached index of a session that was removed or purged."""
         if self._embedder is not None:
-            self._cache.discard((tenant, session, vector_model(self._embedder.model_id)))
+            model = vector_model(self._embedder.model_id)
+            self._cache.discard((tenant, session, model))
+            if self._live is not None:
+                self._live.discard(tenant, model, session)
 
     async def _index(self, session: str, version: int) -> CachedIndex | None:
         """The session's cached index, rebuilt when its vector version moved."""

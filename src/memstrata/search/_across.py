@@ -1,0 +1,60 @@
+"""Ranking with the learned ranker over a tenant's in-process index (:class:`TenantIndex`):
+one session's messages, or every searched session's in one pass (pure).
+
+The features are those a per-session index gives (:func:`session_features`): each message is
+scored within its own session, so a message has the same probability whichever sessions are
+searched with it, and a tenant-wide search is one product and one feature matrix over the
+tenant's rows instead of a loop over sessions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ._features import QueryTerms, feature_matrix
+from ._fusion import Ranked, rank_features
+from ._ranker import LearnedRanker
+from ._tenant import TenantIndex
+
+__all__ = ["rank_tenant"]
+
+FloatArray = npt.NDArray[np.float32]
+
+
+def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
+                query_vector: FloatArray, ranker: LearnedRanker, *, k: int, now: int,
+                since: int | None = None, skip: set[int] | None = None,
+                hybrid: bool, min_probability: float | None = None) -> list[Ranked]:
+    """The ``k`` most probably relevant hot messages of the sessions in ``scope``, best
+    first (:func:`memstrata.search._fusion.rank_learned` over all of them at once).
+
+    Hybrid search also admits messages not yet embedded; ``since`` keeps messages sent then
+    or later, ``skip`` leaves out ids (the context window)."""
+    selection = index.select(scope)
+    if not selection.rows.shape[0]:
+        return []
+    semantic = ranker.mode == "semantic"
+    q = np.asarray(query_vector, dtype=np.float32).ravel()
+    norm = float(np.linalg.norm(q))
+    if norm == 0.0:
+        zeros = np.zeros(selection.rows.shape[0], dtype=np.float32)
+        cosines = (zeros, zeros.copy())
+    else:
+        cosines = index.cosines(selection, q / norm)
+    x = feature_matrix(own_terms=index.keyword(selection, query.terms, key=False),
+                       key_terms=index.keyword(selection, query.terms, key=True),
+                       info=selection.info, times=selection.times,
+                       sender_codes=selection.sender_codes,
+                       sender_names=index.sender_names(), query=query, own_vectors=None,
+                       key_vectors=None, query_vector=q, now=now, groups=selection.groups,
+                       semantic_only=semantic, links=selection.links, cosines=cosines)
+    eligible = selection.present.copy() if not hybrid else np.ones_like(selection.present)
+    if since is not None:
+        eligible &= selection.times >= since
+    if skip:
+        eligible &= ~np.isin(selection.ids, np.fromiter(skip, dtype=np.int64))
+    return rank_features(selection.ids, x, ranker, k=k, present=selection.present,
+                         eligible=eligible, min_probability=min_probability)

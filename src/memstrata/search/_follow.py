@@ -1,0 +1,218 @@
+"""Keeping a tenant's in-process index (:class:`TenantIndex`) in step with the store.
+
+Before a search, the vector versions of the sessions it covers are read (as before); a
+session whose version moved is brought up to date by a delta, never by a rebuild: its new cutoff
+(compaction), its hot messages above the newest id the index holds, and the vectors stored
+since for its messages that had none, all read in one snapshot with the session's counts of
+hot messages and vectors. When the counts still disagree (a message forgotten, a session
+reset, a re-index, a message committed out of id order by another process), the session's hot
+ids and vector flags are read to find what left or lost its vector; only a message the index
+never saw below its newest id makes it reload that one session. Another process's writes are
+seen the same way: they change the versions in the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..store import VectorStore
+from ..types import HotChanges
+from ._tenant import TenantIndex
+
+__all__ = ["LiveIndexes"]
+
+# A delta with more new messages than this is applied in a worker thread (the event loop
+# stays free while a cold tenant loads).
+_INLINE_ROWS = 2_000
+
+
+class LiveIndexes:
+    """The tenants' indexes of one process, least recently used dropped past
+    ``max_bytes``."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._indexes: OrderedDict[tuple[str, str], TenantIndex] = OrderedDict()
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.reloads = 0  # sessions reloaded whole (a delta could not tell what changed)
+        self.repairs = 0  # sessions whose counts disagreed after a delta
+
+    def discard(self, tenant: str, model: str, session: str) -> None:
+        index = self._indexes.get((tenant, model))
+        if index is not None:
+            index.drop_session(session)
+
+    def peek(self, tenant: str, model: str) -> TenantIndex | None:
+        return self._indexes.get((tenant, model))
+
+    @property
+    def nbytes(self) -> int:
+        return sum(i.nbytes for i in self._indexes.values())
+
+    async def current(self, vectors: VectorStore, tenant: str, model: str, dim: int,
+                      versions: dict[str, int]) -> TenantIndex:
+        """The tenant's index with every session of ``versions`` at that version or later."""
+        key = (tenant, model)
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            index = self._indexes.get(key)
+            if index is None:
+                index = self._indexes[key] = TenantIndex(dim)
+            self._indexes.move_to_end(key)
+            await _Sync(vectors, index, tenant, model, self).run(versions)
+            self._evict(key)
+            return index
+
+    def _evict(self, keep: tuple[str, str]) -> None:
+        total = self.nbytes
+        for key in list(self._indexes):
+            if total <= self.max_bytes:
+                break
+            if key != keep:
+                total -= self._indexes.pop(key).nbytes
+
+
+class _Sync:
+    def __init__(self, vectors: VectorStore, index: TenantIndex, tenant: str, model: str,
+                 owner: LiveIndexes) -> None:
+        self.vectors = vectors
+        self.index = index
+        self.tenant = tenant
+        self.model = model
+        self.owner = owner
+        self.width = 2 * index.dim  # a stored vector: the own-text one, then the keyed one
+
+    async def run(self, versions: dict[str, int]) -> None:
+        index = self.index
+        fresh = [s for s in versions if s not in index.sessions
+                 or index.sessions[s].version is None]
+        moved = [s for s in versions if s not in fresh
+                 and index.sessions[s].version != versions[s]]
+        if fresh:
+            cold = not index.sessions and len(fresh) > 1
+            changes = await self.vectors.hot_changes(self.tenant, None if cold else fresh,
+                                                     self.model, self.width, after=0,
+                                                     pending=[])
+            await self._apply(changes, fresh, {})
+        if moved:
+            pending: dict[int, int] = {}
+            for name in moved:
+                rows = index.session_rows(name)
+                waiting = rows[~index.present[rows]]
+                pending.update(zip(index.ids[waiting].tolist(), waiting.tolist(),
+                                   strict=True))
+            # Above the oldest of their newest ids: what a session already holds is skipped.
+            after = min(index.sessions[s].last_id for s in moved)
+            changes = await self.vectors.hot_changes(self.tenant, moved, self.model,
+                                                     self.width, after=after,
+                                                     pending=list(pending))
+            await self._apply(changes, moved, pending)
+
+    async def _apply(self, changes: HotChanges, asked: Sequence[str],
+                     pending: dict[int, int]) -> None:
+        index = self.index
+        reload: list[str] = []
+        for name in asked:
+            mark = changes.marks.get(name)
+            if mark is None:
+                index.drop_session(name)
+                continue
+            st = index.session(name)
+            if mark.cutoff > st.cutoff:
+                rows = index.session_rows(name)
+                index.remove(rows[index.ids[rows] <= mark.cutoff])
+                st.cutoff = mark.cutoff
+        if len(changes.ids) > _INLINE_ROWS:
+            await asyncio.to_thread(self._append, changes)
+        else:
+            self._append(changes)
+        found = [i for i in changes.vectors if i in pending]
+        if found:
+            stack = np.stack([changes.vectors[i] for i in found])
+            index.set_vectors([pending[i] for i in found], stack[:, :index.dim],
+                              stack[:, index.dim:])
+        for name, mark in changes.marks.items():
+            held = index.sessions.get(name)
+            if held is None:
+                continue
+            if ((held.alive != mark.hot or held.embedded != mark.embedded)
+                    and not await self._repair(name)):
+                reload.append(name)
+                continue
+            held.version = mark.version
+        for name in dict.fromkeys(reload):
+            await self._reload(name)
+
+    def _append(self, changes: HotChanges) -> None:
+        """Append the delta's new messages session by session (those a session already
+        holds are skipped; one missing below them shows in the counts)."""
+        index, dim = self.index, self.index.dim
+        names = changes.sessions
+        start = 0
+        while start < len(names):
+            end = start
+            while end < len(names) and names[end] == names[start]:
+                end += 1
+            st = index.session(names[start])
+            first = start
+            while first < end and changes.ids[first] <= st.last_id:
+                first += 1
+            if first < end:
+                matrix = changes.matrix[first:end]
+                index.append(names[start], changes.ids[first:end],
+                             changes.contents[first:end], changes.senders[first:end],
+                             changes.ats[first:end], matrix[:, :dim], matrix[:, dim:],
+                             changes.embedded[first:end])
+            start = end
+
+    async def _repair(self, name: str) -> bool:
+        """Bring a session whose counts disagree in line from its hot ids and vector flags:
+        remove what left (the message after a forgotten one also loses its vector: it was
+        embedded after the forgotten text), clear vectors that went, fetch those that came.
+        False when the store holds a message the index never saw (reload the session)."""
+        self.owner.repairs += 1
+        index = self.index
+        ids, flags = await self.vectors.hot_ids(self.tenant, name, self.model, self.width)
+        rows = index.session_rows(name)
+        have = index.ids[rows]
+        stored = np.asarray(ids, dtype=np.int64)
+        if not np.isin(stored, have).all():
+            return False
+        left = ~np.isin(have, stored)
+        if left.any():
+            after = [int(index.next[r]) for r in rows[left]]
+            index.remove(rows[left])
+            index.clear_vectors([r for r in after if r >= 0 and index.alive[r]])
+        rows = index.session_rows(name)
+        embedded = np.asarray(flags, dtype=np.bool_)
+        index.clear_vectors(rows[index.present[rows] & ~embedded].tolist())
+        wanted = rows[~index.present[rows] & embedded]
+        if wanted.shape[0]:
+            pending = dict(zip(index.ids[wanted].tolist(), wanted.tolist(), strict=True))
+            changes = await self.vectors.hot_changes(
+                self.tenant, [name], self.model, self.width,
+                after=index.sessions[name].last_id, pending=list(pending))
+            found = [i for i in changes.vectors if i in pending]
+            if found:
+                stack = np.stack([changes.vectors[i] for i in found])
+                index.set_vectors([pending[i] for i in found], stack[:, :index.dim],
+                                  stack[:, index.dim:])
+        return True
+
+    async def _reload(self, name: str) -> None:
+        self.owner.reloads += 1
+        index = self.index
+        index.drop_session(name)
+        index.sessions[name].last_id = 0
+        index.sessions[name].cutoff = 0
+        changes = await self.vectors.hot_changes(self.tenant, [name], self.model, self.width,
+                                                 after=0, pending=[])
+        mark = changes.marks.get(name)
+        self._append(changes)
+        if mark is not None:
+            index.sessions[name].cutoff = mark.cutoff
+            index.sessions[name].version = mark.version

@@ -1,0 +1,480 @@
+"""A tenant's search index held in the process and changed write by write (pure).
+
+One structure per tenant (and vector model) holds every hot message the process has seen, in
+rows appended in arrival order: arrays grown by doubling (ids, session codes, times, senders,
+the per-message signals, both vectors), explicit previous/next row links inside each session
+(so sessions need not be contiguous), and per-term postings of each message's own terms and of
+its neighbour key. A message's key is its own terms plus those of the two messages either side
+(:data:`DEFAULT_KEY_WEIGHTS`), so appending a message changes the keys of that message and of
+the two before it only; a removal changes the keys of the two alive messages either side.
+Postings are append-only (term, row, weight) triples: a key that changes gets its old
+contribution subtracted and its new one added, and a query sums a term's triples per row
+(exact: a few float32 weights summed in float64), so the index kept write by write gives the
+same term frequencies as one built from scratch.
+
+A query selects the rows it searches (one session's, or the tenant's), and gets the inputs of
+:func:`memstrata.search._features.feature_matrix` for them: postings of the query's terms
+only, key and own lengths, links, cosines. Features therefore match those a per-session build
+gives, for a session search and for a tenant-wide one alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from ._bm25 import DEFAULT_KEY_WEIGHTS, KeywordIndex, tokens
+from ._features import Signals, signals
+
+__all__ = ["Selection", "TenantIndex"]
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+_KEY_REACH = max(abs(o) for o in DEFAULT_KEY_WEIGHTS)
+_Triples = list[tuple[npt.NDArray[np.int32], int, npt.NDArray[np.float64]]]
+
+
+A = TypeVar("A", bound=npt.NDArray[Any])
+
+
+def _widen(array: A, cap: int, used: int, fill: float = 0) -> A:
+    """``array`` with room for ``cap`` rows, its first ``used`` rows kept."""
+    out = np.full((cap, *array.shape[1:]), fill, dtype=array.dtype)
+    out[:used] = array[:used]
+    widened: A = out  # type: ignore[assignment]
+    return widened
+
+
+class _Postings:
+    """One term's postings: rows and weights, grown by doubling."""
+
+    __slots__ = ("rows", "size", "weights")
+
+    def __init__(self) -> None:
+        self.rows = np.empty(4, dtype=np.int32)
+        self.weights = np.empty(4, dtype=np.float64)
+        self.size = 0
+
+    def extend(self, rows: npt.NDArray[np.int32], weights: npt.NDArray[np.float64]) -> None:
+        need = self.size + rows.shape[0]
+        if need > self.rows.shape[0]:
+            cap = max(need, 2 * self.rows.shape[0])
+            self.rows = np.resize(self.rows, cap)
+            self.weights = np.resize(self.weights, cap)
+        self.rows[self.size:need] = rows
+        self.weights[self.size:need] = weights
+        self.size = need
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.rows.nbytes + self.weights.nbytes) + 64
+
+
+@dataclass(slots=True)
+class _Session:
+    code: int
+    head: int = -1
+    tail: int = -1
+    alive: int = 0
+    embedded: int = 0
+    last_id: int = 0
+    version: int | None = None
+    cutoff: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The rows a query searches and what the features read of them (positions
+    ``0..n-1``)."""
+
+    rows: IntArray
+    ids: IntArray
+    groups: IntArray
+    links: tuple[IntArray, IntArray]
+    times: IntArray
+    sender_codes: IntArray
+    present: BoolArray
+    info: Signals
+    own_lengths: FloatArray
+    key_lengths: FloatArray
+    pos: IntArray
+    """Each row's position in the selection (-1: not selected), one more entry for -1."""
+
+
+class TenantIndex:
+    """Every hot message of a tenant the process holds, kept current by :meth:`append`,
+    :meth:`remove`, :meth:`set_vectors` and :meth:`clear_vectors`."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.size = 0
+        self.max_id = 0
+        self.sessions: dict[str, _Session] = {}
+        self._names: list[str] = []
+        self.senders: dict[str | None, int] = {}
+        self.vocab: dict[str, int] = {}
+        self._own: list[_Postings] = []
+        self._key: list[_Postings] = []
+        self._terms: list[npt.NDArray[np.int32]] = []  # per row, its distinct own terms
+        self._counts: list[npt.NDArray[np.float64]] = []  # ... and how often each occurs
+        self._cap = 0
+        self.ids: IntArray = np.zeros(0, dtype=np.int64)
+        self.codes: IntArray = np.zeros(0, dtype=np.int64)
+        self.times: IntArray = np.zeros(0, dtype=np.int64)
+        self.sender: IntArray = np.zeros(0, dtype=np.int64)
+        self.alive: BoolArray = np.zeros(0, dtype=np.bool_)
+        self.present: BoolArray = np.zeros(0, dtype=np.bool_)
+        self.prev: IntArray = np.zeros(0, dtype=np.int64)
+        self.next: IntArray = np.zeros(0, dtype=np.int64)
+        self.own_len: FloatArray = np.zeros(0, dtype=np.float32)
+        self.key_len: npt.NDArray[np.float64] = np.zeros(0, dtype=np.float64)
+        self.length: FloatArray = np.zeros(0, dtype=np.float32)
+        self.cjk: FloatArray = np.zeros(0, dtype=np.float32)
+        self.question: FloatArray = np.zeros(0, dtype=np.float32)
+        self.content: FloatArray = np.zeros(0, dtype=np.float32)
+        self.own_vectors: FloatArray = np.zeros((0, dim), dtype=np.float32)
+        self.key_vectors: FloatArray = np.zeros((0, dim), dtype=np.float32)
+        self._grow(64)
+
+    # -- storage ---------------------------------------------------------------------------
+
+    def _grow(self, need: int) -> None:
+        if need <= self._cap:
+            return
+        cap = max(need, 2 * self._cap)
+        self.ids = _widen(self.ids, cap, self.size)
+        self.codes = _widen(self.codes, cap, self.size)
+        self.times = _widen(self.times, cap, self.size)
+        self.sender = _widen(self.sender, cap, self.size)
+        self.alive = _widen(self.alive, cap, self.size)
+        self.present = _widen(self.present, cap, self.size)
+        self.prev = _widen(self.prev, cap, self.size, -1)
+        self.next = _widen(self.next, cap, self.size, -1)
+        self.own_len = _widen(self.own_len, cap, self.size)
+        self.key_len = _widen(self.key_len, cap, self.size)
+        self.length = _widen(self.length, cap, self.size)
+        self.cjk = _widen(self.cjk, cap, self.size)
+        self.question = _widen(self.question, cap, self.size)
+        self.content = _widen(self.content, cap, self.size)
+        self.own_vectors = _widen(self.own_vectors, cap, self.size)
+        self.key_vectors = _widen(self.key_vectors, cap, self.size)
+        self._cap = cap
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held (arrays at capacity, postings, per-row term lists, roughly)."""
+        arrays = (self.ids, self.codes, self.times, self.sender, self.alive, self.present,
+                  self.prev, self.next, self.own_len, self.key_len, self.length, self.cjk,
+                  self.question, self.content, self.own_vectors, self.key_vectors)
+        total = sum(int(a.nbytes) for a in arrays)
+        total += sum(p.nbytes for p in self._own) + sum(p.nbytes for p in self._key)
+        total += sum(int(t.nbytes) + int(c.nbytes) + 224
+                     for t, c in zip(self._terms, self._counts, strict=True))
+        return total + 80 * len(self.vocab)
+
+    @property
+    def alive_count(self) -> int:
+        return sum(s.alive for s in self.sessions.values())
+
+    def session(self, name: str) -> _Session:
+        found = self.sessions.get(name)
+        if found is None:
+            found = self.sessions[name] = _Session(code=len(self._names))
+            self._names.append(name)
+        return found
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def append(self, session: str, ids: Sequence[int], texts: Sequence[str],
+               senders: Sequence[str | None], ats: Sequence[int], own: FloatArray,
+               keyed: FloatArray, embedded: BoolArray) -> None:
+        """Add a session's new hot messages (ids above every id it holds, in order)."""
+        n = len(ids)
+        if not n:
+            return
+        st = self.session(session)
+        if ids[0] <= st.last_id:
+            raise ValueError("messages must come after the session's newest")
+        start = self.size
+        self._grow(start + n)
+        rows = np.arange(start, start + n, dtype=np.int64)
+        self.size = start + n
+        self.ids[rows] = ids
+        self.codes[rows] = st.code
+        self.times[rows] = ats
+        self.sender[rows] = [self.senders.setdefault(s, len(self.senders)) for s in senders]
+        self.alive[rows] = True
+        self.present[rows] = embedded
+        self.own_vectors[rows] = own
+        self.key_vectors[rows] = keyed
+        info = signals(texts)
+        self.length[rows] = info.length
+        self.cjk[rows] = info.cjk
+        self.question[rows] = info.question
+        self.content[rows] = info.content
+        own_triples: _Triples = []
+        for row, sender, text in zip(rows.tolist(), senders, texts, strict=True):
+            toks = tokens(f"{sender}: {text}" if sender else text)
+            tids = np.fromiter((self._term(t) for t in toks), dtype=np.int32,
+                               count=len(toks))
+            terms, counts = np.unique(tids, return_counts=True)
+            self._terms.append(terms.astype(np.int32))
+            self._counts.append(counts.astype(np.float64))
+            self.own_len[row] = len(toks)
+            own_triples.append((self._terms[-1], row, self._counts[-1]))
+        self._post(self._own, own_triples)
+        # Link the new rows after the session's tail; the keys of the tail's last two rows
+        # gain the new rows' terms.
+        before = ([st.tail, *self._walk(st.tail, _KEY_REACH - 1, forward=False)]
+                  if st.tail >= 0 else [])
+        for row in rows.tolist():
+            self.prev[row] = st.tail
+            if st.tail >= 0:
+                self.next[st.tail] = row
+            else:
+                st.head = row
+            st.tail = row
+        key_triples: _Triples = []
+        for distance, old in enumerate(before, start=1):
+            for j in range(n):
+                offset = distance + j
+                if offset > _KEY_REACH:
+                    break
+                w = DEFAULT_KEY_WEIGHTS[offset]
+                self._add_key(key_triples, old, int(rows[j]), w)
+        for row in rows.tolist():
+            self._key_of(key_triples, row, 1.0)
+        self._post(self._key, key_triples)
+        st.alive += n
+        st.embedded += int(np.count_nonzero(embedded))
+        st.last_id = int(ids[-1])
+        self.max_id = max(self.max_id, int(ids[-1]))
+
+    def remove(self, rows: Sequence[int] | IntArray) -> None:
+        """Remove rows (forgotten, compacted, reset, removed): the keys of the alive
+        messages that had them as neighbours are recomputed without them."""
+        gone = sorted({int(r) for r in rows if self.alive[int(r)]})
+        if not gone:
+            return
+        dead = set(gone)
+        touched: set[int] = set()
+        for r in gone:
+            touched.update(self._walk(r, _KEY_REACH, forward=False))
+            touched.update(self._walk(r, _KEY_REACH, forward=True))
+        touched -= dead
+        triples: _Triples = []
+        for r in sorted(touched):
+            self._key_of(triples, r, -1.0)
+        for r in gone:
+            st = self.sessions[self._names[int(self.codes[r])]]
+            p, q = int(self.prev[r]), int(self.next[r])
+            if p >= 0:
+                self.next[p] = q
+            else:
+                st.head = q
+            if q >= 0:
+                self.prev[q] = p
+            else:
+                st.tail = p
+            self.prev[r] = self.next[r] = -1
+            self.alive[r] = False
+            st.alive -= 1
+            st.embedded -= int(self.present[r])
+        for r in sorted(touched):
+            self.key_len[r] = 0.0
+            self._key_of(triples, r, 1.0)
+        self._post(self._key, triples)
+
+    def set_vectors(self, rows: Sequence[int], own: FloatArray, keyed: FloatArray) -> None:
+        for i, r in enumerate(rows):
+            if not self.present[r] and self.alive[r]:
+                self.sessions[self._names[int(self.codes[r])]].embedded += 1
+            self.own_vectors[r] = own[i]
+            self.key_vectors[r] = keyed[i]
+            self.present[r] = True
+
+    def clear_vectors(self, rows: Sequence[int]) -> None:
+        for r in rows:
+            if self.present[r] and self.alive[r]:
+                self.sessions[self._names[int(self.codes[r])]].embedded -= 1
+            self.present[r] = False
+            self.own_vectors[r] = 0.0
+            self.key_vectors[r] = 0.0
+
+    def drop_session(self, name: str) -> None:
+        """Every row of a session that is gone (no neighbour outside it to re-key)."""
+        st = self.sessions.get(name)
+        if st is None:
+            return
+        rows = self.session_rows(name)
+        self.alive[rows] = False
+        st.head = st.tail = -1
+        st.alive = st.embedded = st.last_id = st.cutoff = 0
+        st.version = None
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def session_rows(self, name: str) -> IntArray:
+        """The session's alive rows in order."""
+        st = self.sessions.get(name)
+        if st is None or st.alive == 0:
+            return np.zeros(0, dtype=np.int64)
+        n = self.size
+        rows: IntArray = np.flatnonzero(self.alive[:n] & (self.codes[:n] == st.code))
+        return rows.astype(np.int64)
+
+    def select(self, scope: Sequence[str] | None) -> Selection:
+        """The alive rows of the sessions in ``scope`` (``None``: every session), in row
+        order, with their links, groups and per-message facts."""
+        n_all = self.size
+        mask = self.alive[:n_all].copy()
+        if scope is not None:
+            wanted = np.zeros(len(self._names) + 1, dtype=np.bool_)
+            for name in scope:
+                st = self.sessions.get(name)
+                if st is not None:
+                    wanted[st.code] = True
+            mask &= wanted[self.codes[:n_all]]
+        rows = np.flatnonzero(mask).astype(np.int64)
+        pos = np.full(n_all + 1, -1, dtype=np.int64)  # pos[-1] stays -1 for "no row"
+        pos[rows] = np.arange(rows.shape[0], dtype=np.int64)
+        prev = pos[self.prev[rows]]
+        nxt = pos[self.next[rows]]
+        info = Signals(length=self.length[rows], cjk=self.cjk[rows],
+                       question=self.question[rows], content=self.content[rows])
+        return Selection(rows=rows, ids=self.ids[rows], groups=self.codes[rows],
+                         links=(prev, nxt), times=self.times[rows],
+                         sender_codes=self.sender[rows], present=self.present[rows],
+                         info=info, own_lengths=self.own_len[rows].astype(np.float32),
+                         key_lengths=self.key_len[rows].astype(np.float32), pos=pos)
+
+    def keyword(self, selection: Selection, terms: Sequence[str], *,
+                key: bool) -> KeywordIndex:
+        """A keyword index of the selected rows restricted to ``terms``: their postings in
+        the messages' own terms (``key=False``) or neighbour keys, term frequencies summed."""
+        n = selection.rows.shape[0]
+        pos = selection.pos
+        vocab: dict[str, int] = {}
+        docs_parts: list[IntArray] = []
+        tf_parts: list[FloatArray] = []
+        lists = self._key if key else self._own
+        for term in terms:
+            tid = self.vocab.get(term)
+            if tid is None or term in vocab:
+                continue
+            plist = lists[tid]
+            at = pos[plist.rows[:plist.size]]
+            keep = at >= 0
+            at = at[keep]
+            w = plist.weights[:plist.size][keep]
+            docs, inverse = np.unique(at, return_inverse=True)
+            tf = np.bincount(inverse, weights=w, minlength=docs.shape[0])
+            held = tf > 0
+            vocab[term] = len(vocab)
+            docs_parts.append(docs[held].astype(np.int64))
+            tf_parts.append(tf[held].astype(np.float32))
+        indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+        np.cumsum([d.shape[0] for d in docs_parts], out=indptr[1:])
+        docs_all = (np.concatenate(docs_parts) if docs_parts
+                    else np.zeros(0, dtype=np.int64))
+        tf_all = (np.concatenate(tf_parts) if tf_parts else np.zeros(0, dtype=np.float32))
+        return KeywordIndex(size=n, vocab=vocab, indptr=indptr, docs=docs_all,
+                            weights=np.zeros(tf_all.shape[0], dtype=np.float32), tf=tf_all,
+                            lengths=selection.key_lengths if key else selection.own_lengths)
+
+    def cosines(self, selection: Selection, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Own-text and keyed cosines of the selected rows with the unit query ``q``: one
+        product over the span of rows they occupy (a view, no copy), or over the rows
+        themselves when they are a small part of it."""
+        rows = selection.rows
+        if not rows.shape[0]:
+            empty = np.zeros(0, dtype=np.float32)
+            return empty, empty.copy()
+        lo, hi = int(rows[0]), int(rows[-1]) + 1
+        if hi - lo <= 2 * rows.shape[0]:
+            own = (self.own_vectors[lo:hi] @ q).astype(np.float32)[rows - lo]
+            keyed = (self.key_vectors[lo:hi] @ q).astype(np.float32)[rows - lo]
+        else:
+            own = (self.own_vectors[rows] @ q).astype(np.float32)
+            keyed = (self.key_vectors[rows] @ q).astype(np.float32)
+        return own, keyed
+
+    def sender_names(self) -> tuple[str | None, ...]:
+        return tuple(self.senders)
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def _term(self, term: str) -> int:
+        tid = self.vocab.get(term)
+        if tid is None:
+            tid = self.vocab[term] = len(self.vocab)
+            self._own.append(_Postings())
+            self._key.append(_Postings())
+        return tid
+
+    def _walk(self, row: int, steps: int, *, forward: bool) -> list[int]:
+        """Up to ``steps`` rows before (or after) ``row`` in its session, nearest first."""
+        links = self.next if forward else self.prev
+        out: list[int] = []
+        r = int(links[row])
+        while r >= 0 and len(out) < steps:
+            out.append(r)
+            r = int(links[r])
+        return out
+
+    def _neighbours(self, row: int) -> list[tuple[int, float]]:
+        """(row, weight) of every message in ``row``'s key, itself included."""
+        out = [(row, DEFAULT_KEY_WEIGHTS[0])]
+        r = row
+        for offset in range(1, _KEY_REACH + 1):
+            r = int(self.prev[r])
+            if r < 0:
+                break
+            out.append((r, DEFAULT_KEY_WEIGHTS[-offset]))
+        r = row
+        for offset in range(1, _KEY_REACH + 1):
+            r = int(self.next[r])
+            if r < 0:
+                break
+            out.append((r, DEFAULT_KEY_WEIGHTS[offset]))
+        return out
+
+    def _add_key(self, triples: _Triples,
+                 row: int, source: int, weight: float) -> None:
+        """``row``'s key gains ``source``'s own terms at ``weight``."""
+        counts = self._counts[source]
+        triples.append((self._terms[source], row, counts * float(np.float32(weight))))
+        self.key_len[row] += float(np.float32(weight)) * float(counts.sum())
+
+    def _key_of(self, triples: _Triples,
+                row: int, sign: float) -> None:
+        """Add (``sign`` 1) or take back (-1) ``row``'s whole key as its links stand."""
+        for source, weight in self._neighbours(row):
+            counts = self._counts[source]
+            w = counts * float(np.float32(weight))
+            triples.append((self._terms[source], row, w if sign > 0 else -w))
+            if sign > 0:
+                self.key_len[row] += float(np.float32(weight)) * float(counts.sum())
+
+    def _post(self, lists: list[_Postings],
+              triples: _Triples) -> None:
+        """Append (term, row, weight) triples to the terms' postings."""
+        if not triples:
+            return
+        terms = np.concatenate([t for t, _, _ in triples])
+        rows = np.concatenate([np.full(t.shape[0], r, dtype=np.int32)
+                               for t, r, _ in triples])
+        weights = np.concatenate([w for _, _, w in triples]).astype(np.float64)
+        order = np.argsort(terms, kind="stable")
+        terms, rows, weights = terms[order], rows[order], weights[order]
+        cuts = np.flatnonzero(np.diff(terms)) + 1
+        starts = np.concatenate(([0], cuts))
+        ends = np.concatenate((cuts, [terms.shape[0]]))
+        for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
+            lists[int(terms[lo])].extend(rows[lo:hi], weights[lo:hi])
