@@ -54,8 +54,10 @@ class LiveIndexes:
         return sum(i.nbytes for i in self._indexes.values())
 
     async def current(self, vectors: VectorStore, tenant: str, model: str, dim: int,
-                      versions: dict[str, int]) -> TenantIndex:
-        """The tenant's index with every session of ``versions`` at that version or later."""
+                      versions: dict[str, int], *, whole: bool = False) -> TenantIndex:
+        """The tenant's index with every session of ``versions`` at that version or later;
+        ``whole``: ``versions`` are every session of the tenant with vectors, so a session
+        held with messages but absent from them is checked too (reset, removed, re-indexed)."""
         key = (tenant, model)
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
@@ -63,7 +65,7 @@ class LiveIndexes:
             if index is None:
                 index = self._indexes[key] = TenantIndex(dim)
             self._indexes.move_to_end(key)
-            await _Sync(vectors, index, tenant, model, self).run(versions)
+            await _Sync(vectors, index, tenant, model, self).run(versions, whole)
             self._evict(key)
             return index
 
@@ -86,12 +88,15 @@ class _Sync:
         self.owner = owner
         self.width = 2 * index.dim  # a stored vector: the own-text one, then the keyed one
 
-    async def run(self, versions: dict[str, int]) -> None:
+    async def run(self, versions: dict[str, int], whole: bool) -> None:
         index = self.index
         fresh = [s for s in versions if s not in index.sessions
                  or index.sessions[s].version is None]
         moved = [s for s in versions if s not in fresh
                  and index.sessions[s].version != versions[s]]
+        if whole:
+            moved += [name for name, st in index.sessions.items()
+                      if name not in versions and st.alive]
         if fresh:
             cold = not index.sessions and len(fresh) > 1
             changes = await self.vectors.hot_changes(self.tenant, None if cold else fresh,

@@ -154,7 +154,8 @@ class Searcher:
             # The tenant's index kept write by write: one pass over every session searched.
             index = await self._live.current(self._vectors, self._tenant,
                                              vector_model(self._embedder.model_id),
-                                             self._embedder.dim, versions)
+                                             self._embedder.dim, versions,
+                                             whole=session is None)
             with blas_threads(_QUERY_THREADS):
                 found = rank_tenant(index, list(versions), terms, q, learned, k=limit,
                                     now=now, since=since, skip=skip, hybrid=how == "hybrid",

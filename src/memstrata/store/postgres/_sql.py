@@ -80,6 +80,7 @@ WHERE tenant = %s AND session = %s AND idem_key = ANY(%s::text[])"""
 
 ADD_SESSION_COUNTERS = """
 UPDATE sessions SET
+    vector_version = nextval('vector_versions'),
     message_count = message_count + %(n)s,
     hot_count     = hot_count + %(n)s,
     hot_bytes     = hot_bytes + %(bytes)s,

@@ -32,9 +32,10 @@ WHERE tenant = ? AND session = ? AND idem_key IN (SELECT value FROM json_each(?)
 
 UPSERT_SESSION_COUNTERS = """
 INSERT INTO sessions (tenant, id, message_count, hot_count, hot_bytes, first_at, last_at,
-                      active_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                      active_at, vector_version)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, abs(random()))
 ON CONFLICT (tenant, id) DO UPDATE SET
+    vector_version = abs(random()),
     message_count = message_count + excluded.message_count,
     hot_count     = hot_count + excluded.hot_count,
     hot_bytes     = hot_bytes + excluded.hot_bytes,

@@ -1,0 +1,263 @@
+"""The tenant index kept write by write (``LiveIndexes``) equals one rebuilt from the store,
+through every kind of write, on SQLite and PostgreSQL; a tenant-wide search gives each message
+the score its session's own search gives it; the kept index ranks as the per-session index
+built from the store does."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pg_server import PgServer
+
+from memstrata import Memory, Settings
+from memstrata.search import LiveIndexes, vector_model
+from memstrata.search._across import rank_tenant
+from memstrata.search._features import feature_matrix, query_terms_of
+from memstrata.search._fusion import build_session_index, rank_learned
+from memstrata.search._ranker import ranker_for
+from memstrata.search._tenant import TenantIndex
+from memstrata.store import Store, open_store
+
+SETTINGS = Settings(embedder="hash:512", summary_cron=None, compact_bytes=False)
+MODEL = vector_model("hash:512")
+DIM = 512
+QUERIES = ("blue kite in paris", "ann said the ocean", "numbers 7 and 12", "what about bob?")
+WORDS = ("apple blue kite paris ocean night tree river garden music paint bake run story "
+         "train station coffee market winter summer").split()
+RANKER = "local:use-multilingual-v3"  # features do not depend on the model: any ranker reads
+
+
+def _text(i: int) -> str:
+    return " ".join(WORDS[(i * k + 3) % len(WORDS)] for k in range(1, 2 + i % 6)) + f" {i}"
+
+
+def _chat(n: int, start: int = 0) -> list[dict[str, object]]:
+    return [{"role": "user" if i % 2 == 0 else "assistant", "content": _text(i),
+             "sender": ("ann", "bob", None)[i % 3]} for i in range(start, start + n)]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "live.db")
+    server: PgServer = request.getfixturevalue("pg_server")
+    return server.create_database("live")
+
+
+@pytest.fixture
+async def store(target: str) -> AsyncIterator[Store]:
+    """A second connection to the database the Memory writes: the index follows it as it
+    would another process's writes."""
+    opened = await open_store(target)
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+async def _sync(live: LiveIndexes, store: Store, session: str | None = None) -> TenantIndex:
+    versions = await store.vectors.versions("default", session)
+    return await live.current(store.vectors, "default", MODEL, DIM, versions,
+                              whole=session is None)
+
+
+def _features(index: TenantIndex, query: str, scope: list[str]) -> dict[int, np.ndarray]:
+    selection = index.select(scope)
+    if not selection.rows.shape[0]:
+        return {}
+    terms = query_terms_of(query)
+    q = np.ones(DIM, dtype=np.float32) / np.sqrt(DIM)
+    x = feature_matrix(own_terms=index.keyword(selection, terms.terms, key=False),
+                       key_terms=index.keyword(selection, terms.terms, key=True),
+                       info=selection.info, times=selection.times,
+                       sender_codes=selection.sender_codes, sender_names=index.sender_names(),
+                       query=terms, own_vectors=None, key_vectors=None, query_vector=q,
+                       now=4 * 10**18, groups=selection.groups, links=selection.links,
+                       cosines=index.cosines(selection, q))
+    return dict(zip(selection.ids.tolist(), x, strict=True))
+
+
+async def _same_as_rebuilt(kept: LiveIndexes, store: Store) -> None:
+    """The sessions a tenant-wide search reads (those with vectors) hold the same messages,
+    vectors and features in the kept index as in one rebuilt from the store."""
+    index = await _sync(kept, store)
+    fresh = await _sync(LiveIndexes(2**30), store)
+    scope = list(await store.vectors.versions("default", None))
+    a, b = index.select(scope), fresh.select(scope)
+    assert sorted(a.ids.tolist()) == sorted(b.ids.tolist())
+    order_a = {i: n for n, i in enumerate(a.ids.tolist())}
+    order_b = [order_a[i] for i in b.ids.tolist()]
+    rows_a, rows_b = a.rows[order_b], b.rows
+    assert np.array_equal(index.present[rows_a], fresh.present[rows_b])
+    assert np.array_equal(index.own_vectors[rows_a], fresh.own_vectors[rows_b])
+    assert np.array_equal(index.key_vectors[rows_a], fresh.key_vectors[rows_b])
+    names = list(index.sessions)
+    fresh_names = list(fresh.sessions)
+    assert [names[c] for c in index.codes[rows_a]] == [fresh_names[c]
+                                                        for c in fresh.codes[rows_b]]
+    for query in QUERIES:
+        fa, fb = _features(index, query, scope), _features(fresh, query, scope)
+        assert set(fa) == set(fb)
+        for mid, row in fb.items():
+            assert np.allclose(fa[mid], row, atol=1e-6), (query, mid, fa[mid] - row)
+
+
+async def test_kept_index_follows_every_write(target: str, store: Store) -> None:
+    settings = Settings(embedder="hash:512", summary_cron=None, compact_bytes=False,
+                        compact_turns=True, max_turns=30, keep_turns=16)
+    kept = LiveIndexes(2**30)
+    async with Memory.open(target, settings=settings, background=False) as mem:
+        a_messages = await mem.add_many("a", _chat(9))
+        for s in ("b", "c"):
+            await mem.add_many(s, _chat(9, start=len(s)))
+        await mem.flush()
+        await _same_as_rebuilt(kept, store)
+        # add: the index follows before and after the message is embedded
+        await mem.add("a", "user", "a new note about the blue kite", sender="ann")
+        await _same_as_rebuilt(kept, store)
+        await mem.flush()
+        await _sync(kept, store, "a")  # a session search between writes
+        await mem.add_many("b", _chat(4, start=50))
+        await _same_as_rebuilt(kept, store)
+        await mem.flush()
+        await _same_as_rebuilt(kept, store)
+        # import
+        records = [r async for r in mem.export("c")]
+        assert await mem.import_("d", records) == 9
+        await mem.flush()
+        await _same_as_rebuilt(kept, store)
+        # forget: the message leaves, its neighbours' keys and the next vector change
+        assert await mem.forget(a_messages[4].id)
+        await _same_as_rebuilt(kept, store)
+        await mem.flush()
+        await _same_as_rebuilt(kept, store)
+        # compaction: the hot tier of "b" drops its oldest messages
+        await mem.add_many("b", _chat(25, start=80))
+        await mem.flush()
+        assert (await store.session("default", "b")) is not None
+        await _same_as_rebuilt(kept, store)
+        # reset and remove
+        await mem.reset("c", "all")
+        await _same_as_rebuilt(kept, store)
+        await mem.add("c", "user", "after the reset", sender="bob")
+        await mem.flush()
+        await _same_as_rebuilt(kept, store)
+        assert await mem.remove("d")
+        await _same_as_rebuilt(kept, store)
+        # reindex: every vector goes, then comes back
+        assert await mem.reindex() > 0
+        await _same_as_rebuilt(kept, store)
+        await mem.flush()
+        await _same_as_rebuilt(kept, store)
+    assert kept.reloads == 0  # every change was followed by a delta
+
+
+async def test_tenant_search_scores_as_session_search(target: str, store: Store) -> None:
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        for n, s in enumerate(("a", "b", "c", "d")):
+            await mem.add_many(s, _chat(12 + 3 * n, start=7 * n))
+        await mem.add("b", "user", "not embedded yet: blue kite over paris", sender="ann")
+        await mem.flush()
+        await mem.add("c", "user", "also waiting: the ocean at night")
+        index = await _sync(LiveIndexes(2**30), store)
+        for mode in ("hybrid", "semantic"):
+            ranker = ranker_for(RANKER, mode)
+            assert ranker is not None
+            for query in QUERIES:
+                terms = query_terms_of(query)
+                q = (await mem.embedder.embed([query]))[0] if mem.embedder else None
+                assert q is not None
+                everywhere = rank_tenant(index, list(index.sessions), terms, q, ranker, k=200,
+                                         now=4 * 10**18, hybrid=mode == "hybrid")
+                assert everywhere
+                own: dict[int, float] = {}
+                for s in index.sessions:
+                    for r in rank_tenant(index, [s], terms, q, ranker, k=200, now=4 * 10**18,
+                                         hybrid=mode == "hybrid"):
+                        own[r.id] = r.score
+                for r in everywhere:
+                    assert abs(r.score - own[r.id]) < 1e-6, (mode, query, r)
+
+
+async def test_kept_index_ranks_as_the_session_index(target: str, store: Store) -> None:
+    """The kept index and the per-session index built from ``load_hot`` rank a session's
+    messages alike (same ids, same probabilities)."""
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        first = await mem.add_many("s", _chat(40))
+        await mem.flush()
+        await mem.add_many("s", _chat(3, start=40))  # three not embedded yet
+        live = LiveIndexes(2**30)
+        await mem.forget(first[10].id)
+        index = await _sync(live, store, "s")
+        hot = await store.vectors.load_hot("default", "s", MODEL, 2 * DIM)
+        built = build_session_index(hot.ids, hot.contents, hot.senders, hot.ats,
+                                    hot.matrix[:, DIM:], own_vectors=hot.matrix[:, :DIM])
+        assert mem.embedder is not None
+        for mode in ("hybrid", "semantic"):
+            ranker = ranker_for(RANKER, mode)
+            assert ranker is not None
+            for query in QUERIES:
+                terms = query_terms_of(query)
+                q = (await mem.embedder.embed([query]))[0]
+                eligible = np.ones(len(hot.ids), dtype=np.bool_) if mode == "hybrid" \
+                    else hot.embedded.copy()
+                old = rank_learned(built, terms, q, ranker, k=10, now=4 * 10**18,
+                                   eligible=eligible)
+                new = rank_tenant(index, ["s"], terms, q, ranker, k=10, now=4 * 10**18,
+                                  hybrid=mode == "hybrid")
+                assert [r.id for r in new] == [r.id for r in old], (mode, query)
+                assert np.allclose([r.score for r in new], [r.score for r in old], atol=1e-6)
+
+
+_WRITER = textwrap.dedent("""
+    import asyncio, sys
+    from memstrata import Memory, Settings
+
+    async def main() -> None:
+        settings = Settings(embedder="hash:512", summary_cron=None, compact_bytes=False)
+        async with Memory.open(sys.argv[1], settings=settings, background=False) as mem:
+            i = 0
+            while True:
+                await mem.add_many("k", [{"role": "user", "content": f"kill test {i} {j}"}
+                                         for j in range(20)])
+                print("batch", flush=True)
+                await mem.flush()
+                i += 1
+
+    asyncio.run(main())
+""")
+
+
+async def test_kept_index_after_a_kill_during_indexing(target: str, store: Store) -> None:
+    kept = LiveIndexes(2**30)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, target], stdout=subprocess.PIPE,
+                            env=env)
+    try:
+        assert proc.stdout is not None
+        for _ in range(3):
+            line = await asyncio.to_thread(proc.stdout.readline)
+            assert line.startswith(b"batch"), line
+            await _sync(kept, store)  # the index follows a live writer in another process
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    await _same_as_rebuilt(kept, store)
+    # A new process takes over the dead one's claims and finishes the backlog.
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        await mem.add("k", "user", "after the kill")
+        await asyncio.wait_for(mem.flush(), 60)
+    await _same_as_rebuilt(kept, store)
+    index = await _sync(kept, store)
+    assert index.sessions["k"].alive == index.sessions["k"].embedded
