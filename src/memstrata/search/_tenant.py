@@ -57,23 +57,24 @@ class _Postings:
     __slots__ = ("rows", "size", "weights")
 
     def __init__(self) -> None:
-        self.rows = np.empty(4, dtype=np.int32)
-        self.weights = np.empty(4, dtype=np.float64)
+        self.rows = np.empty(0, dtype=np.int32)
+        self.weights = np.empty(0, dtype=np.float64)
         self.size = 0
 
-    def extend(self, rows: npt.NDArray[np.int32], weights: npt.NDArray[np.float64]) -> None:
+    def extend(self, rows: npt.NDArray[np.int32], weights: npt.NDArray[np.float64]) -> int:
+        """Append postings; returns the bytes the lists grew by."""
         need = self.size + rows.shape[0]
+        grown = 0
         if need > self.rows.shape[0]:
-            cap = max(need, 2 * self.rows.shape[0])
+            cap = max(need, 2 * self.rows.shape[0]) if self.size else need
+            grown = (cap - self.rows.shape[0]) * 12
             self.rows = np.resize(self.rows, cap)
             self.weights = np.resize(self.weights, cap)
         self.rows[self.size:need] = rows
         self.weights[self.size:need] = weights
         self.size = need
+        return grown
 
-    @property
-    def nbytes(self) -> int:
-        return int(self.rows.nbytes + self.weights.nbytes) + 64
 
 
 @dataclass(slots=True)
@@ -115,6 +116,7 @@ class TenantIndex:
         self.dim = dim
         self.size = 0
         self.max_id = 0
+        self._held = 0  # bytes of postings and per-row term lists
         self.sessions: dict[str, _Session] = {}
         self._names: list[str] = []
         self.senders: dict[str | None, int] = {}
@@ -168,15 +170,13 @@ class TenantIndex:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held (arrays at capacity, postings, per-row term lists, roughly)."""
+        """Bytes held (arrays at capacity, postings, per-row term lists, roughly), kept as
+        the index grows."""
         arrays = (self.ids, self.codes, self.times, self.sender, self.alive, self.present,
                   self.prev, self.next, self.own_len, self.key_len, self.length, self.cjk,
                   self.question, self.content, self.own_vectors, self.key_vectors)
         total = sum(int(a.nbytes) for a in arrays)
-        total += sum(p.nbytes for p in self._own) + sum(p.nbytes for p in self._key)
-        total += sum(int(t.nbytes) + int(c.nbytes) + 224
-                     for t, c in zip(self._terms, self._counts, strict=True))
-        return total + 80 * len(self.vocab)
+        return total + self._held + (64 + 80) * len(self.vocab)
 
     @property
     def alive_count(self) -> int:
@@ -218,39 +218,61 @@ class TenantIndex:
         self.cjk[rows] = info.cjk
         self.question[rows] = info.question
         self.content[rows] = info.content
-        own_triples: _Triples = []
-        for row, sender, text in zip(rows.tolist(), senders, texts, strict=True):
-            toks = tokens(f"{sender}: {text}" if sender else text)
-            tids = np.fromiter((self._term(t) for t in toks), dtype=np.int32,
-                               count=len(toks))
-            terms, counts = np.unique(tids, return_counts=True)
-            self._terms.append(terms.astype(np.int32))
-            self._counts.append(counts.astype(np.float64))
-            self.own_len[row] = len(toks)
-            own_triples.append((self._terms[-1], row, self._counts[-1]))
-        self._post(self._own, own_triples)
-        # Link the new rows after the session's tail; the keys of the tail's last two rows
-        # gain the new rows' terms.
+        # Own terms: one (term, row) pair per distinct term of a message, with its count.
+        token_lists = [tokens(f"{s}: {t}" if s else t)
+                       for s, t in zip(senders, texts, strict=True)]
+        lens = np.fromiter(map(len, token_lists), dtype=np.int64, count=n)
+        tids = np.fromiter((self._term(t) for toks in token_lists for t in toks),
+                           dtype=np.int64, count=int(lens.sum()))
+        width = max(len(self.vocab), 1)
+        pairs, counts = np.unique(np.repeat(np.arange(n, dtype=np.int64), lens) * width + tids,
+                                  return_counts=True)
+        pair_row, pair_term = pairs // width, (pairs % width).astype(np.int32)
+        weights = counts.astype(np.float64)
+        cuts = np.searchsorted(pair_row, np.arange(1, n)).tolist()
+        self._terms.extend(np.split(pair_term, cuts))
+        self._counts.extend(np.split(weights, cuts))
+        self._held += 12 * pairs.shape[0] + n * (2 * 112 + 8)
+        self.own_len[rows] = lens
+        self._post_arrays(self._own, pair_term, rows[pair_row], weights)
+        # Link the new rows after the session's tail (oldest first: ``chain``).
         before = ([st.tail, *self._walk(st.tail, _KEY_REACH - 1, forward=False)]
-                  if st.tail >= 0 else [])
-        for row in rows.tolist():
-            self.prev[row] = st.tail
-            if st.tail >= 0:
-                self.next[st.tail] = row
-            else:
-                st.head = row
-            st.tail = row
-        key_triples: _Triples = []
-        for distance, old in enumerate(before, start=1):
-            for j in range(n):
-                offset = distance + j
-                if offset > _KEY_REACH:
-                    break
-                w = DEFAULT_KEY_WEIGHTS[offset]
-                self._add_key(key_triples, old, int(rows[j]), w)
-        for row in rows.tolist():
-            self._key_of(key_triples, row, 1.0)
-        self._post(self._key, key_triples)
+                  if st.tail >= 0 else [])[::-1]
+        if st.tail >= 0:
+            self.next[st.tail] = rows[0]
+        else:
+            st.head = int(rows[0])
+        self.prev[rows[0]] = st.tail
+        self.prev[rows[1:]] = rows[:-1]
+        self.next[rows[:-1]] = rows[1:]
+        st.tail = int(rows[-1])
+        # Keys: every term occurrence of the chain goes to the keys within reach, except
+        # what the old rows already hold of each other.
+        m = len(before)
+        chain = np.concatenate((np.asarray(before, dtype=np.int64), rows))
+        occ_term = [self._terms[r] for r in before] + [pair_term]
+        occ_src = [np.full(self._terms[r].shape[0], i, dtype=np.int64)
+                   for i, r in enumerate(before)] + [pair_row + m]
+        occ_w = [self._counts[r] for r in before] + [weights]
+        term = np.concatenate(occ_term).astype(np.int64)
+        src = np.concatenate(occ_src)
+        count = np.concatenate(occ_w)
+        parts_t, parts_d, parts_w = [], [], []
+        for offset, w in DEFAULT_KEY_WEIGHTS.items():
+            dest = src - offset
+            keep = (dest >= 0) & (dest < chain.shape[0]) & ((dest >= m) | (src >= m))
+            parts_t.append(term[keep])
+            parts_d.append(dest[keep])
+            parts_w.append(count[keep] * float(np.float32(w)))
+        k_term = np.concatenate(parts_t)
+        k_dest = np.concatenate(parts_d)
+        k_w = np.concatenate(parts_w)
+        self.key_len[chain] += np.bincount(k_dest, weights=k_w, minlength=chain.shape[0])
+        span = chain.shape[0]
+        keys, inverse = np.unique(k_term * span + k_dest, return_inverse=True)
+        summed = np.bincount(inverse, weights=k_w, minlength=keys.shape[0]).astype(np.float64)
+        self._post_arrays(self._key, (keys // span).astype(np.int32), chain[keys % span],
+                          summed)
         st.alive += n
         st.embedded += int(np.count_nonzero(embedded))
         st.last_id = int(ids[-1])
@@ -416,6 +438,7 @@ class TenantIndex:
             tid = self.vocab[term] = len(self.vocab)
             self._own.append(_Postings())
             self._key.append(_Postings())
+            self._held += 2 * (48 + 2 * 112)
         return tid
 
     def _walk(self, row: int, steps: int, *, forward: bool) -> list[int]:
@@ -445,13 +468,6 @@ class TenantIndex:
             out.append((r, DEFAULT_KEY_WEIGHTS[offset]))
         return out
 
-    def _add_key(self, triples: _Triples,
-                 row: int, source: int, weight: float) -> None:
-        """``row``'s key gains ``source``'s own terms at ``weight``."""
-        counts = self._counts[source]
-        triples.append((self._terms[source], row, counts * float(np.float32(weight))))
-        self.key_len[row] += float(np.float32(weight)) * float(counts.sum())
-
     def _key_of(self, triples: _Triples,
                 row: int, sign: float) -> None:
         """Add (``sign`` 1) or take back (-1) ``row``'s whole key as its links stand."""
@@ -471,10 +487,18 @@ class TenantIndex:
         rows = np.concatenate([np.full(t.shape[0], r, dtype=np.int32)
                                for t, r, _ in triples])
         weights = np.concatenate([w for _, _, w in triples]).astype(np.float64)
+        self._post_arrays(lists, terms, rows, weights)
+
+    def _post_arrays(self, lists: list[_Postings], terms: npt.NDArray[np.int32],
+                     rows: npt.NDArray[np.int32] | IntArray,
+                     weights: npt.NDArray[np.float64]) -> None:
+        if not terms.shape[0]:
+            return
+        rows = rows.astype(np.int32)
         order = np.argsort(terms, kind="stable")
         terms, rows, weights = terms[order], rows[order], weights[order]
         cuts = np.flatnonzero(np.diff(terms)) + 1
         starts = np.concatenate(([0], cuts))
         ends = np.concatenate((cuts, [terms.shape[0]]))
         for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
-            lists[int(terms[lo])].extend(rows[lo:hi], weights[lo:hi])
+            self._held += lists[int(terms[lo])].extend(rows[lo:hi], weights[lo:hi])
