@@ -153,26 +153,24 @@ class _Sync:
             await self._reload(name)
 
     def _append(self, changes: HotChanges) -> None:
-        """Append the delta's new messages session by session (those a session already
-        holds are skipped; one missing below them shows in the counts)."""
+        """Append the delta's new messages (those a session already holds are skipped; one
+        missing below them shows in the counts)."""
         index, dim = self.index, self.index.dim
-        names = changes.sessions
-        start = 0
-        while start < len(names):
-            end = start
-            while end < len(names) and names[end] == names[start]:
-                end += 1
-            st = index.session(names[start])
-            first = start
-            while first < end and changes.ids[first] <= st.last_id:
-                first += 1
-            if first < end:
-                matrix = changes.matrix[first:end]
-                index.append(names[start], changes.ids[first:end],
-                             changes.contents[first:end], changes.senders[first:end],
-                             changes.ats[first:end], matrix[:, :dim], matrix[:, dim:],
-                             changes.embedded[first:end])
-            start = end
+        keep = [i for i, (name, mid) in enumerate(zip(changes.sessions, changes.ids,
+                                                      strict=True))
+                if name not in index.sessions or mid > index.sessions[name].last_id]
+        if not keep:
+            return
+        if len(keep) < len(changes.ids):
+            pick = np.asarray(keep, dtype=np.int64)
+            matrix, embedded = changes.matrix[pick], changes.embedded[pick]
+        else:
+            matrix, embedded = changes.matrix, changes.embedded
+        index.reserve(len(keep))
+        index.append([changes.sessions[i] for i in keep], [changes.ids[i] for i in keep],
+                     [changes.contents[i] for i in keep], [changes.senders[i] for i in keep],
+                     [changes.ats[i] for i in keep], matrix[:, :dim], matrix[:, dim:],
+                     embedded)
 
     async def _repair(self, name: str) -> bool:
         """Bring a session whose counts disagree in line from its hot ids and vector flags:

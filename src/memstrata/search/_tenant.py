@@ -20,6 +20,7 @@ gives, for a session search and for a tenant-wide one alike.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -45,7 +46,9 @@ A = TypeVar("A", bound=npt.NDArray[Any])
 
 def _widen(array: A, cap: int, used: int, fill: float = 0) -> A:
     """``array`` with room for ``cap`` rows, its first ``used`` rows kept."""
-    out = np.full((cap, *array.shape[1:]), fill, dtype=array.dtype)
+    shape = (cap, *array.shape[1:])
+    out = (np.zeros(shape, dtype=array.dtype) if fill == 0
+           else np.full(shape, fill, dtype=array.dtype))
     out[:used] = array[:used]
     widened: A = out  # type: ignore[assignment]
     return widened
@@ -63,18 +66,24 @@ class _Postings:
 
     def extend(self, rows: npt.NDArray[np.int32], weights: npt.NDArray[np.float64]) -> int:
         """Append postings; returns the bytes the lists grew by."""
-        need = self.size + rows.shape[0]
+        add = rows.shape[0]
+        if not self.size:
+            self.rows, self.weights, self.size = rows.copy(), weights.copy(), add
+            return 12 * add
+        need = self.size + add
         grown = 0
         if need > self.rows.shape[0]:
-            cap = max(need, 2 * self.rows.shape[0]) if self.size else need
+            cap = max(need, 2 * self.rows.shape[0])
             grown = (cap - self.rows.shape[0]) * 12
-            self.rows = np.resize(self.rows, cap)
-            self.weights = np.resize(self.weights, cap)
+            wider_rows = np.empty(cap, dtype=np.int32)
+            wider_rows[:self.size] = self.rows[:self.size]
+            wider_weights = np.empty(cap, dtype=np.float64)
+            wider_weights[:self.size] = self.weights[:self.size]
+            self.rows, self.weights = wider_rows, wider_weights
         self.rows[self.size:need] = rows
         self.weights[self.size:need] = weights
         self.size = need
         return grown
-
 
 
 @dataclass(slots=True)
@@ -146,6 +155,10 @@ class TenantIndex:
 
     # -- storage ---------------------------------------------------------------------------
 
+    def reserve(self, rows: int) -> None:
+        """Room for ``rows`` more messages at once (a large delta grows the arrays once)."""
+        self._grow(self.size + rows)
+
     def _grow(self, need: int) -> None:
         if need <= self._cap:
             return
@@ -191,22 +204,28 @@ class TenantIndex:
 
     # -- writes ----------------------------------------------------------------------------
 
-    def append(self, session: str, ids: Sequence[int], texts: Sequence[str],
+    def append(self, sessions: str | Sequence[str], ids: Sequence[int], texts: Sequence[str],
                senders: Sequence[str | None], ats: Sequence[int], own: FloatArray,
                keyed: FloatArray, embedded: BoolArray) -> None:
-        """Add a session's new hot messages (ids above every id it holds, in order)."""
+        """Add new hot messages: of one session, or of several (``sessions`` names each
+        message's; a session's messages contiguous), each session's in id order and after
+        every message it holds. One vectorised pass whatever the number of sessions."""
         n = len(ids)
         if not n:
             return
-        st = self.session(session)
-        if ids[0] <= st.last_id:
-            raise ValueError("messages must come after the session's newest")
+        names = [sessions] * n if isinstance(sessions, str) else list(sessions)
+        cuts = [0, *(i for i in range(1, n) if names[i] != names[i - 1]), n]
+        segments = [(self.session(names[a]), a, b) for a, b in itertools.pairwise(cuts)]
+        for st, a, _ in segments:
+            if ids[a] <= st.last_id:
+                raise ValueError("messages must come after the session's newest")
         start = self.size
         self._grow(start + n)
         rows = np.arange(start, start + n, dtype=np.int64)
         self.size = start + n
         self.ids[rows] = ids
-        self.codes[rows] = st.code
+        self.codes[rows] = np.repeat([st.code for st, _, _ in segments],
+                                     [b - a for _, a, b in segments])
         self.times[rows] = ats
         self.sender[rows] = [self.senders.setdefault(s, len(self.senders)) for s in senders]
         self.alive[rows] = True
@@ -229,54 +248,68 @@ class TenantIndex:
                                   return_counts=True)
         pair_row, pair_term = pairs // width, (pairs % width).astype(np.int32)
         weights = counts.astype(np.float64)
-        cuts = np.searchsorted(pair_row, np.arange(1, n)).tolist()
-        self._terms.extend(np.split(pair_term, cuts))
-        self._counts.extend(np.split(weights, cuts))
+        bounds = np.searchsorted(pair_row, np.arange(1, n)).tolist()
+        self._terms.extend(np.split(pair_term, bounds))
+        self._counts.extend(np.split(weights, bounds))
         self._held += 12 * pairs.shape[0] + n * (2 * 112 + 8)
         self.own_len[rows] = lens
         self._post_arrays(self._own, pair_term, rows[pair_row], weights)
-        # Link the new rows after the session's tail (oldest first: ``chain``).
-        before = ([st.tail, *self._walk(st.tail, _KEY_REACH - 1, forward=False)]
-                  if st.tail >= 0 else [])[::-1]
-        if st.tail >= 0:
-            self.next[st.tail] = rows[0]
-        else:
-            st.head = int(rows[0])
-        self.prev[rows[0]] = st.tail
-        self.prev[rows[1:]] = rows[:-1]
-        self.next[rows[:-1]] = rows[1:]
-        st.tail = int(rows[-1])
-        # Keys: every term occurrence of the chain goes to the keys within reach, except
-        # what the old rows already hold of each other.
-        m = len(before)
-        chain = np.concatenate((np.asarray(before, dtype=np.int64), rows))
-        occ_term = [self._terms[r] for r in before] + [pair_term]
-        occ_src = [np.full(self._terms[r].shape[0], i, dtype=np.int64)
-                   for i, r in enumerate(before)] + [pair_row + m]
-        occ_w = [self._counts[r] for r in before] + [weights]
-        term = np.concatenate(occ_term).astype(np.int64)
-        src = np.concatenate(occ_src)
-        count = np.concatenate(occ_w)
+        # Each session's chain: the last two rows it held (oldest first), then its new rows,
+        # linked after its tail.
+        chain_parts: list[IntArray] = []
+        seg_parts: list[IntArray] = []
+        old_parts: list[npt.NDArray[np.bool_]] = []
+        new_at = np.empty(n, dtype=np.int64)  # each new row's place in the chain
+        length = 0
+        for k, (st, a, b) in enumerate(segments):
+            before = ([st.tail, *self._walk(st.tail, _KEY_REACH - 1, forward=False)]
+                      if st.tail >= 0 else [])[::-1]
+            mine = rows[a:b]
+            if st.tail >= 0:
+                self.next[st.tail] = mine[0]
+            else:
+                st.head = int(mine[0])
+            self.prev[mine[0]] = st.tail
+            self.prev[mine[1:]] = mine[:-1]
+            self.next[mine[:-1]] = mine[1:]
+            st.tail = int(mine[-1])
+            st.alive += b - a
+            st.embedded += int(np.count_nonzero(embedded[a:b]))
+            st.last_id = int(ids[b - 1])
+            chain_parts.append(np.concatenate((np.asarray(before, dtype=np.int64), mine)))
+            seg_parts.append(np.full(len(before) + b - a, k, dtype=np.int64))
+            old_parts.append(np.arange(len(before) + b - a) < len(before))
+            new_at[a:b] = np.arange(length + len(before), length + len(before) + b - a)
+            length += len(before) + b - a
+        chain = np.concatenate(chain_parts)
+        seg = np.concatenate(seg_parts)
+        old = np.concatenate(old_parts)
+        olds = chain[old].tolist()
+        # Keys: every term occurrence of a chain goes to the keys within reach in the same
+        # session, except what the old rows already hold of each other.
+        term = np.concatenate([self._terms[r] for r in olds] + [pair_term]).astype(np.int64)
+        src = np.concatenate([np.full(self._terms[r].shape[0], i, dtype=np.int64)
+                              for i, r in zip(np.flatnonzero(old).tolist(), olds,
+                                              strict=True)] + [new_at[pair_row]])
+        count = np.concatenate([self._counts[r] for r in olds] + [weights])
         parts_t, parts_d, parts_w = [], [], []
         for offset, w in DEFAULT_KEY_WEIGHTS.items():
             dest = src - offset
-            keep = (dest >= 0) & (dest < chain.shape[0]) & ((dest >= m) | (src >= m))
+            keep = (dest >= 0) & (dest < length)
+            keep[keep] &= (seg[dest[keep]] == seg[src[keep]]) & ~(old[dest[keep]]
+                                                                 & old[src[keep]])
             parts_t.append(term[keep])
             parts_d.append(dest[keep])
             parts_w.append(count[keep] * float(np.float32(w)))
         k_term = np.concatenate(parts_t)
         k_dest = np.concatenate(parts_d)
         k_w = np.concatenate(parts_w)
-        self.key_len[chain] += np.bincount(k_dest, weights=k_w, minlength=chain.shape[0])
-        span = chain.shape[0]
-        keys, inverse = np.unique(k_term * span + k_dest, return_inverse=True)
+        self.key_len[chain] += np.bincount(k_dest, weights=k_w, minlength=length)
+        keys, inverse = np.unique(k_term * length + k_dest, return_inverse=True)
         summed = np.bincount(inverse, weights=k_w, minlength=keys.shape[0]).astype(np.float64)
-        self._post_arrays(self._key, (keys // span).astype(np.int32), chain[keys % span],
+        self._post_arrays(self._key, (keys // length).astype(np.int32), chain[keys % length],
                           summed)
-        st.alive += n
-        st.embedded += int(np.count_nonzero(embedded))
-        st.last_id = int(ids[-1])
-        self.max_id = max(self.max_id, int(ids[-1]))
+        self.max_id = max(self.max_id, max(int(i) for i in ids))
 
     def remove(self, rows: Sequence[int] | IntArray) -> None:
         """Remove rows (forgotten, compacted, reset, removed): the keys of the alive
