@@ -69,7 +69,7 @@ class _Postings:
         add = rows.shape[0]
         if not self.size:
             self.rows, self.weights, self.size = rows.copy(), weights.copy(), add
-            return 12 * add
+            return int(12 * add)
         need = self.size + add
         grown = 0
         if need > self.rows.shape[0]:
