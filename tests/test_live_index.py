@@ -19,7 +19,7 @@ import pytest
 from pg_server import PgServer
 
 from memstrata import Memory, Settings
-from memstrata.search import LiveIndexes, vector_model
+from memstrata.search import LiveIndexes, _follow, vector_model
 from memstrata.search._across import rank_tenant
 from memstrata.search._features import feature_matrix, query_terms_of
 from memstrata.search._fusion import build_session_index, rank_learned
@@ -261,3 +261,22 @@ async def test_kept_index_after_a_kill_during_indexing(target: str, store: Store
     await _same_as_rebuilt(kept, store)
     index = await _sync(kept, store)
     assert index.sessions["k"].alive == index.sessions["k"].embedded
+
+
+async def test_index_read_afresh_once_most_rows_left(target: str, store: Store,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows that left are not kept for ever: once they outnumber the living (and a floor,
+    lowered here), the next search reads the tenant afresh, and the index still equals one
+    rebuilt from the store."""
+    monkeypatch.setattr(_follow, "_DEAD_ROWS", 5)
+    kept = LiveIndexes(2**30)
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        await mem.add_many("a", _chat(20))
+        await mem.add_many("b", _chat(6, start=30))
+        await mem.flush()
+        await _same_as_rebuilt(kept, store)
+        await mem.reset("a", "all")
+        await _same_as_rebuilt(kept, store)
+        assert kept.rebuilds == 1
+        index = await _sync(kept, store)
+        assert index.size == index.alive_count == 6

@@ -28,6 +28,8 @@ __all__ = ["LiveIndexes"]
 # A delta with more new messages than this is applied in a worker thread (the event loop
 # stays free while a cold tenant loads).
 _INLINE_ROWS = 2_000
+# An index is read afresh when more rows than this (and than the living) have left it.
+_DEAD_ROWS = 10_000
 
 
 class LiveIndexes:
@@ -40,6 +42,7 @@ class LiveIndexes:
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.reloads = 0  # sessions reloaded whole (a delta could not tell what changed)
         self.repairs = 0  # sessions whose counts disagreed after a delta
+        self.rebuilds = 0  # indexes read afresh to shed the rows that left
 
     def discard(self, tenant: str, model: str, session: str) -> None:
         index = self._indexes.get((tenant, model))
@@ -66,6 +69,13 @@ class LiveIndexes:
                 index = self._indexes[key] = TenantIndex(dim)
             self._indexes.move_to_end(key)
             await _Sync(vectors, index, tenant, model, self).run(versions, whole)
+            dead = index.size - index.alive_count
+            if dead > max(index.alive_count, _DEAD_ROWS):
+                # Rows that left (compaction, forget, reset) and superseded postings are
+                # never reused: once they outnumber the living, read the tenant afresh.
+                self.rebuilds += 1
+                index = self._indexes[key] = TenantIndex(dim)
+                await _Sync(vectors, index, tenant, model, self).run(versions, whole)
             self._evict(key)
             return index
 
