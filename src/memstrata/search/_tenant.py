@@ -132,8 +132,8 @@ class TenantIndex:
         self.vocab: dict[str, int] = {}
         self._own: list[_Postings] = []
         self._key: list[_Postings] = []
-        self._terms: list[npt.NDArray[np.int32]] = []  # per row, its distinct own terms
-        self._counts: list[npt.NDArray[np.float64]] = []  # ... and how often each occurs
+        # Each row's distinct own terms and their counts: a slice of one flat list.
+        self._flat = _Postings()
         self._cap = 0
         self.ids: IntArray = np.zeros(0, dtype=np.int64)
         self.codes: IntArray = np.zeros(0, dtype=np.int64)
@@ -145,6 +145,8 @@ class TenantIndex:
         self.next: IntArray = np.zeros(0, dtype=np.int64)
         self.own_len: FloatArray = np.zeros(0, dtype=np.float32)
         self.key_len: npt.NDArray[np.float64] = np.zeros(0, dtype=np.float64)
+        self.term_lo: IntArray = np.zeros(0, dtype=np.int64)
+        self.term_hi: IntArray = np.zeros(0, dtype=np.int64)
         self.length: FloatArray = np.zeros(0, dtype=np.float32)
         self.cjk: FloatArray = np.zeros(0, dtype=np.float32)
         self.question: FloatArray = np.zeros(0, dtype=np.float32)
@@ -173,6 +175,8 @@ class TenantIndex:
         self.next = _widen(self.next, cap, self.size, -1)
         self.own_len = _widen(self.own_len, cap, self.size)
         self.key_len = _widen(self.key_len, cap, self.size)
+        self.term_lo = _widen(self.term_lo, cap, self.size)
+        self.term_hi = _widen(self.term_hi, cap, self.size)
         self.length = _widen(self.length, cap, self.size)
         self.cjk = _widen(self.cjk, cap, self.size)
         self.question = _widen(self.question, cap, self.size)
@@ -186,7 +190,8 @@ class TenantIndex:
         """Bytes held (arrays at capacity, postings, per-row term lists, roughly), kept as
         the index grows."""
         arrays = (self.ids, self.codes, self.times, self.sender, self.alive, self.present,
-                  self.prev, self.next, self.own_len, self.key_len, self.length, self.cjk,
+                  self.prev, self.next, self.own_len, self.key_len, self.term_lo,
+                  self.term_hi, self.length, self.cjk,
                   self.question, self.content, self.own_vectors, self.key_vectors)
         total = sum(int(a.nbytes) for a in arrays)
         return total + self._held + (64 + 80) * len(self.vocab)
@@ -248,10 +253,10 @@ class TenantIndex:
                                   return_counts=True)
         pair_row, pair_term = pairs // width, (pairs % width).astype(np.int32)
         weights = counts.astype(np.float64)
-        bounds = np.searchsorted(pair_row, np.arange(1, n)).tolist()
-        self._terms.extend(np.split(pair_term, bounds))
-        self._counts.extend(np.split(weights, bounds))
-        self._held += 12 * pairs.shape[0] + n * (2 * 112 + 8)
+        base = self._flat.size
+        self.term_lo[rows] = base + np.searchsorted(pair_row, np.arange(n))
+        self.term_hi[rows] = base + np.searchsorted(pair_row, np.arange(n), side="right")
+        self._held += self._flat.extend(pair_term, weights)
         self.own_len[rows] = lens
         self._post_arrays(self._own, pair_term, rows[pair_row], weights)
         # Each session's chain: the last two rows it held (oldest first), then its new rows,
@@ -287,11 +292,12 @@ class TenantIndex:
         olds = chain[old].tolist()
         # Keys: every term occurrence of a chain goes to the keys within reach in the same
         # session, except what the old rows already hold of each other.
-        term = np.concatenate([self._terms[r] for r in olds] + [pair_term]).astype(np.int64)
-        src = np.concatenate([np.full(self._terms[r].shape[0], i, dtype=np.int64)
-                              for i, r in zip(np.flatnonzero(old).tolist(), olds,
-                                              strict=True)] + [new_at[pair_row]])
-        count = np.concatenate([self._counts[r] for r in olds] + [weights])
+        held = [self._own_terms(r) for r in olds]
+        term = np.concatenate([t for t, _ in held] + [pair_term]).astype(np.int64)
+        src = np.concatenate([np.full(t.shape[0], i, dtype=np.int64)
+                              for i, (t, _) in zip(np.flatnonzero(old).tolist(), held,
+                                                   strict=True)] + [new_at[pair_row]])
+        count = np.concatenate([c for _, c in held] + [weights])
         parts_t, parts_d, parts_w = [], [], []
         for offset, w in DEFAULT_KEY_WEIGHTS.items():
             dest = src - offset
@@ -428,12 +434,13 @@ class TenantIndex:
             keep = at >= 0
             at = at[keep]
             w = plist.weights[:plist.size][keep]
-            docs, inverse = np.unique(at, return_inverse=True)
-            tf = np.bincount(inverse, weights=w, minlength=docs.shape[0])
-            held = tf > 0
+            # Summed per position (a few weights each, exact in float64); a key whose
+            # contribution was taken back sums to exactly 0 and holds the term no more.
+            tf = np.bincount(at, weights=w, minlength=n)
+            docs = np.flatnonzero(tf > 0)
             vocab[term] = len(vocab)
-            docs_parts.append(docs[held].astype(np.int64))
-            tf_parts.append(tf[held].astype(np.float32))
+            docs_parts.append(docs.astype(np.int64))
+            tf_parts.append(tf[docs].astype(np.float32))
         indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
         np.cumsum([d.shape[0] for d in docs_parts], out=indptr[1:])
         docs_all = (np.concatenate(docs_parts) if docs_parts
@@ -474,6 +481,10 @@ class TenantIndex:
             self._held += 2 * (48 + 2 * 112)
         return tid
 
+    def _own_terms(self, row: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
+        lo, hi = int(self.term_lo[row]), int(self.term_hi[row])
+        return self._flat.rows[lo:hi], self._flat.weights[lo:hi]
+
     def _walk(self, row: int, steps: int, *, forward: bool) -> list[int]:
         """Up to ``steps`` rows before (or after) ``row`` in its session, nearest first."""
         links = self.next if forward else self.prev
@@ -505,9 +516,9 @@ class TenantIndex:
                 row: int, sign: float) -> None:
         """Add (``sign`` 1) or take back (-1) ``row``'s whole key as its links stand."""
         for source, weight in self._neighbours(row):
-            counts = self._counts[source]
+            terms, counts = self._own_terms(source)
             w = counts * float(np.float32(weight))
-            triples.append((self._terms[source], row, w if sign > 0 else -w))
+            triples.append((terms, row, w if sign > 0 else -w))
             if sign > 0:
                 self.key_len[row] += float(np.float32(weight)) * float(counts.sum())
 
