@@ -44,13 +44,18 @@ def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
         cosines = (zeros, zeros.copy())
     else:
         cosines = index.cosines(selection, q / norm)
+    # One session's rows are in its order (rows are appended in id order): adjacency is
+    # its links, as in a per-session index.
+    alone = len(scope) == 1
     x = feature_matrix(own_terms=index.keyword(selection, query.terms, key=False),
                        key_terms=index.keyword(selection, query.terms, key=True),
                        info=selection.info, times=selection.times,
                        sender_codes=selection.sender_codes,
                        sender_names=index.sender_names(), query=query, own_vectors=None,
-                       key_vectors=None, query_vector=q, now=now, groups=selection.groups,
-                       semantic_only=semantic, links=selection.links, cosines=cosines)
+                       key_vectors=None, query_vector=q, now=now,
+                       groups=None if alone else selection.groups,
+                       semantic_only=semantic, links=None if alone else selection.links,
+                       cosines=cosines)
     eligible = selection.present.copy() if not hybrid else np.ones_like(selection.present)
     if since is not None:
         eligible &= selection.times >= since

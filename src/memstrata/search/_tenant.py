@@ -126,6 +126,8 @@ class TenantIndex:
         self.size = 0
         self.max_id = 0
         self._held = 0  # bytes of postings and per-row term lists
+        self.generation = 0  # moves with every change
+        self._selected: tuple[tuple[tuple[str, ...] | None, int], Selection] | None = None
         self.sessions: dict[str, _Session] = {}
         self._names: list[str] = []
         self.senders: dict[str | None, int] = {}
@@ -218,6 +220,7 @@ class TenantIndex:
         n = len(ids)
         if not n:
             return
+        self.generation += 1
         names = [sessions] * n if isinstance(sessions, str) else list(sessions)
         cuts = [0, *(i for i in range(1, n) if names[i] != names[i - 1]), n]
         segments = [(self.session(names[a]), a, b) for a, b in itertools.pairwise(cuts)]
@@ -323,6 +326,7 @@ class TenantIndex:
         gone = sorted({int(r) for r in rows if self.alive[int(r)]})
         if not gone:
             return
+        self.generation += 1
         dead = set(gone)
         touched: set[int] = set()
         for r in gone:
@@ -353,6 +357,7 @@ class TenantIndex:
         self._post(self._key, triples)
 
     def set_vectors(self, rows: Sequence[int], own: FloatArray, keyed: FloatArray) -> None:
+        self.generation += 1
         for i, r in enumerate(rows):
             if not self.present[r] and self.alive[r]:
                 self.sessions[self._names[int(self.codes[r])]].embedded += 1
@@ -361,6 +366,7 @@ class TenantIndex:
             self.present[r] = True
 
     def clear_vectors(self, rows: Sequence[int]) -> None:
+        self.generation += 1
         for r in rows:
             if self.present[r] and self.alive[r]:
                 self.sessions[self._names[int(self.codes[r])]].embedded -= 1
@@ -374,6 +380,7 @@ class TenantIndex:
         if st is None:
             return
         rows = self.session_rows(name)
+        self.generation += 1
         self.alive[rows] = False
         st.head = st.tail = -1
         st.alive = st.embedded = st.last_id = st.cutoff = 0
@@ -392,7 +399,16 @@ class TenantIndex:
 
     def select(self, scope: Sequence[str] | None) -> Selection:
         """The alive rows of the sessions in ``scope`` (``None``: every session), in row
-        order, with their links, groups and per-message facts."""
+        order, with their links, groups and per-message facts (kept until the next
+        change, so warm searches of the same scope share it)."""
+        key = (None if scope is None else tuple(scope), self.generation)
+        if self._selected is not None and self._selected[0] == key:
+            return self._selected[1]
+        selection = self._select(scope)
+        self._selected = (key, selection)
+        return selection
+
+    def _select(self, scope: Sequence[str] | None) -> Selection:
         n_all = self.size
         mask = self.alive[:n_all].copy()
         if scope is not None:
