@@ -23,9 +23,10 @@ from memstrata.search import LiveIndexes, _follow, vector_model
 from memstrata.search._across import rank_tenant
 from memstrata.search._features import feature_matrix, query_terms_of
 from memstrata.search._fusion import build_session_index, rank_learned
-from memstrata.search._ranker import ranker_for
+from memstrata.search._ranker import load_rankers, ranker_for
 from memstrata.search._tenant import TenantIndex
 from memstrata.store import Store, open_store
+from memstrata.types import MatchMode
 
 SETTINGS = Settings(embedder="hash:512", summary_cron=None, compact_bytes=False)
 MODEL = vector_model("hash:512")
@@ -280,3 +281,39 @@ async def test_index_read_afresh_once_most_rows_left(target: str, store: Store,
         assert kept.rebuilds == 1
         index = await _sync(kept, store)
         assert index.size == index.alive_count == 6
+
+
+async def test_memory_search_across_sessions_scores_as_each_session(
+        target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through ``Memory.search`` (the learned ranker lent to the hashing embedder): a hit of
+    a tenant-wide search has the score its own session's search gives it, before and right
+    after a write (the new message is found before it is embedded)."""
+    for mode in ("hybrid", "semantic"):
+        lent = ranker_for(RANKER, mode)
+        assert lent is not None
+        monkeypatch.setitem(load_rankers(), ("hash:512", mode), lent)
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        for n, s in enumerate(("a", "b", "c")):
+            await mem.add_many(s, _chat(10 + 5 * n, start=11 * n))
+        await mem.flush()
+        modes: tuple[MatchMode, ...] = ("hybrid", "semantic")
+        for round_ in range(2):
+            for mode in modes:
+                for query in QUERIES:
+                    found = await mem.search(None, query, match=mode, limit=8, min_score=-1,
+                                             exclude_window=False)
+                    assert found
+                    for s in ("a", "b", "c"):
+                        own = {h.message.id: h.score for h in await mem.search(
+                            s, query, match=mode, limit=32, min_score=-1,
+                            exclude_window=False) if h.matched}
+                        for h in found:
+                            if h.matched and h.message.session == s:
+                                assert h.score == pytest.approx(own[h.message.id], abs=2e-6)
+            if round_ == 0:
+                new = await mem.add("b", "user", "zebra crossing near the harbour")
+                hits = await mem.search(None, "zebra harbour", match="hybrid",
+                                        exclude_window=False)
+                assert new.id in [h.message.id for h in hits if h.matched]
+        # The learned path read the tenant index (the fusion would not have built one).
+        assert mem._live_indexes.peek("default", MODEL) is not None
