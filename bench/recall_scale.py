@@ -57,7 +57,7 @@ QUERIES = ("train to the mountain hotel", "coffee with the dog", "deadline for t
            "concert after dinner", "what did she say about the painting",
            "birthday gift for my sister", "the flight to Tokyo", "guitar lessons")
 SENDERS = ("Ann", "Bob", None)
-# Figures of the code before this index (main 513757f, from the issue), quoted where the old
+# Figures of the code before this index (513757f, per-session indexes), quoted where the old
 # path is too slow to run here at the same size.
 MAIN_SESSION_AFTER_WRITE = "3.5-5.7 s at 20k messages"
 MAIN_TENANT = "hybrid 3.0 s warm, 8.0 s after a write, 26.7 s first (40k msgs / 2k sessions)"
