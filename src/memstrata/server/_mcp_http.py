@@ -79,7 +79,9 @@ class _Endpoint:
                 await _answer(answer)(scope, receive, send)
                 return
             receive = _replay(body, receive)
-        await self._manager.handle_request({**scope, "user": user}, receive, send)
+        # The tenant's Memory stays open while its tools run (see Tenants.lease).
+        with tenants_of(request).lease(tenant):
+            await self._manager.handle_request({**scope, "user": user}, receive, send)
 
 
 def _answer(answer: dict[str, Any]) -> Response:
