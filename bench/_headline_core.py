@@ -7,6 +7,8 @@ On one corpus (``_corpus.py``) loaded into three databases, the same calls go to
 * memstrata (``Memory``, ``embedder=None``, a 20-message window, ``background=False``);
 * the limit (``_limit.RawLimit``: plain ``sqlite3``, one persistent connection, the same
   indexes);
+* the limit again, each call handed to one worker thread and awaited (as an async library
+  must do with a blocking driver): what the hop between threads costs on this machine;
 * seed 003 as written (``_baselines.SeedStore``: a new aiosqlite connection per call), for
   information.
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import gc
 import json
 import os
@@ -113,6 +116,12 @@ class Round:
         self.ids: list[str] = []
         self.raw = RawLimit(str(work / "raw.db"))
         self.seed = SeedStore(str(work / "seed.db"))
+        self.hop = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="limit")
+
+    async def raw_context_hop(self, session: str) -> Any:
+        """The limit's read on its worker thread, awaited."""
+        return await asyncio.get_running_loop().run_in_executor(self.hop, self.raw.context,
+                                                                session)
 
     def settings(self) -> Settings:
         return Settings(embedder=None, summary_cron=None, window_messages=WINDOW)
@@ -183,8 +192,8 @@ class Round:
     async def context_loop(self, mem: Memory) -> None:
         n = self.args.samples
         log(f"context() back to back x {n:,} (seed x {n // 4:,})")
-        got = await turns({"ms": (mem.context, True), "raw": (self.raw.context, False)},
-                          self.picks(n), 200)
+        got = await turns({"ms": (mem.context, True), "raw": (self.raw.context, False),
+                           "thread": (self.raw_context_hop, True)}, self.picks(n), 200)
         got |= await turns({"seed": (self.seed.load_context, True)}, self.picks(n // 4), 20)
         self.record("context_loop", got, (50, 99))
 
@@ -194,13 +203,14 @@ class Round:
         n = self.args.mixed
         log(f"context() after other work x {n:,}")
         words = english_queries()
-        got: dict[str, list[float]] = {"ms": [], "raw": [], "seed": []}
+        names = ("ms", "raw", "thread", "seed")
+        got: dict[str, list[float]] = {name: [] for name in names}
         at = time.time_ns()
         for i in range(n):
             session, other = self.picks(2)
             writer = f"w-{self.rng.randrange(WRITE_SESSIONS)}"
             text, word = make_message(self.rng, "user"), self.rng.choice(words)
-            order = ("ms", "raw", "seed")[i % 3:] + ("ms", "raw", "seed")[:i % 3]
+            order = names[i % 4:] + names[:i % 4]
             for name in order:
                 if name == "seed" and i % 4:
                     continue  # the seed's reads are four times fewer (each opens a file)
@@ -208,11 +218,13 @@ class Round:
                     await mem.add(writer, "user", text)
                     await mem.search(other, word, match="keyword")
                     got[name].append(await timed(mem.context, session, True))
-                elif name == "raw":
+                elif name in ("raw", "thread"):
                     at += 1
                     self.raw.add(writer, "user", text, None, at)
                     self.raw.search(other, word)
-                    got[name].append(await timed(self.raw.context, session, False))
+                    got[name].append(await timed(self.raw.context, session, False)
+                                     if name == "raw" else
+                                     await timed(self.raw_context_hop, session, True))
                 else:
                     await self.seed.save_turn(writer, "user", text)
                     got[name].append(await timed(self.seed.load_context, session, True))
@@ -281,6 +293,7 @@ class Round:
         if self.args.cold:
             await self.cold()
         self.raw.close()
+        self.hop.shutdown()
         self.fig["seconds"] = time.perf_counter() - start
         self.fig["load_average"] = os.getloadavg()[0]
         return self.fig
