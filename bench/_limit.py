@@ -4,7 +4,8 @@
 ``(session, id)`` index for the recent window; an FTS5 index of the texts memstrata indexes,
 CJK runs as 2-character pairs, with memstrata's tokenizer and a per-session scope token so a
 search in a session is narrowed by the index itself), in WAL mode with
-``synchronous=NORMAL`` (memstrata's default durability). Every call runs synchronously on the
+``synchronous=NORMAL`` (memstrata's default durability) and memstrata's page cache size and
+memory map. Every call runs synchronously on the
 caller's thread on the one connection opened at the start: no thread hop, no validation, no
 counters, no objects built from the rows. What it does is what any store keeping these
 texts readable and searchable must do, so a ratio to it says how much memstrata adds.
@@ -59,6 +60,9 @@ class RawLimit:
         c = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         c.execute("PRAGMA journal_mode=WAL")
         c.execute("PRAGMA synchronous=NORMAL")
+        # memstrata's own page cache and memory map, so neither side reads with an advantage.
+        c.execute("PRAGMA cache_size=-32768")
+        c.execute("PRAGMA mmap_size=268435456")
         return c
 
     def reopen(self) -> None:
