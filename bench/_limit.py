@@ -5,10 +5,10 @@
 CJK runs as 2-character pairs, with memstrata's tokenizer and a per-session scope token so a
 search in a session is narrowed by the index itself), in WAL mode with
 ``synchronous=NORMAL`` (memstrata's default durability) and memstrata's page cache size and
-memory map. Every call runs synchronously on the
-caller's thread on the one connection opened at the start: no thread hop, no validation, no
-counters, no objects built from the rows. What it does is what any store keeping these
-texts readable and searchable must do, so a ratio to it says how much memstrata adds.
+memory map. Every call runs synchronously on the caller's thread on the one connection opened
+at the start: no thread hop, no validation, no counters, no objects built from the rows. What
+it does is what any store keeping these texts readable and searchable must do, so a ratio to
+it says how much memstrata adds.
 """
 
 from __future__ import annotations
