@@ -224,8 +224,10 @@ class SQLiteStore:
         return [row_message(r) for r in rows]
 
     async def session(self, tenant: str, session: str) -> SessionRow | None:
-        row = await self._db.read(lambda c: c.execute(sql.SELECT_SESSION, (tenant, session))
-                              .fetchone())
+        # One lookup by primary key (every context() of a session longer than its window
+        # makes it): on the event loop, without the hop to the writer's thread.
+        row = await self._db.read_small(lambda c: c.execute(sql.SELECT_SESSION,
+                                                            (tenant, session)).fetchone())
         if row is None:
             return None
         return SessionRow(id=row[0], messages=row[1], hot_messages=row[2], hot_bytes=row[3],
