@@ -145,6 +145,8 @@ def _peer_rows(peers: Sequence[str]) -> list[Row]:
                     "best peer", "%", at_least=1.0))
     rows.append(Row("peers", "recall set R@10 (hybrid)", "memstrata_recall10",
                     "best_peer_recall10", "best peer", "%", at_least=1.0))
+    rows.append(Row("peers", "recall set R@10 (hybrid, floor off)", "memstrata_ranked10",
+                    "best_peer_recall10", "best peer", "%", at_least=1.0))
     return rows
 
 
@@ -219,6 +221,8 @@ def peers_round(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             fig["memstrata_recall5"], fig["memstrata_recall10"] = recall["hybrid"]
             fig["memstrata_keyword_recall5"], fig["memstrata_keyword_recall10"] = \
                 recall["keyword"]
+            if "ranked" in recall:
+                fig["memstrata_ranked5"], fig["memstrata_ranked10"] = recall["ranked"]
         else:
             fig["peers"].append(name)
             if recall:

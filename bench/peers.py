@@ -168,8 +168,13 @@ async def run_memstrata(work: Path, emb: Embedder, turns: list[tuple[str, str, s
 
 async def memstrata_recall(work: Path, emb: Embedder, convs: list[Conversation],
                            tag: str) -> dict[str, tuple[float, float]]:
-    """R@5 and R@10 of hybrid and keyword search, each conversation in its own file."""
-    scores = {"hybrid": Scores(), "keyword": Scores()}
+    """R@5 and R@10 of hybrid and keyword search, each conversation in its own file; "ranked"
+    is hybrid search with the floor off (``min_score=-1``): the ten best by rank, as the peers
+    return them, beside the default that returns only what clears the floor."""
+    scores = {"hybrid": Scores(), "keyword": Scores(), "ranked": Scores()}
+    floors: dict[str, dict[str, Any]] = {"hybrid": {"match": "hybrid"},
+                                         "keyword": {"match": "keyword"},
+                                         "ranked": {"match": "hybrid", "min_score": -1.0}}
     for conv in convs:
         async with Memory.open(str(work / f"{tag}-{conv.sample_id}.db"),
                                settings=Settings(summary_cron=None, embedder=None),
@@ -184,8 +189,8 @@ async def memstrata_recall(work: Path, emb: Embedder, convs: list[Conversation],
                     ranked = {}
                     for k in (5, 10):
                         hits = await search_or_none(mem, conv.sample_id, question.text,
-                                                    match=mode, limit=k,
-                                                    exclude_window=False)
+                                                    limit=k, exclude_window=False,
+                                                    **floors[mode])
                         matched = sorted((h for h in hits if h.matched),
                                          key=lambda h: h.rank or 0)
                         ranked[k] = [by_id[h.message.id] for h in matched]
