@@ -88,21 +88,16 @@ SELECT_PAGE_TENANT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
 WHERE tenant = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
 
-# In a session, the scope token in the MATCH expression narrows FTS5 to the session; the WHERE
-# clause repeats the tenant so isolation never rests on the index alone. Ties rank newer first.
-SELECT_FTS = f"""
-SELECT {_M_COLUMNS}, -bm25(messages_fts, 1.0, 0.0) AS score
-FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-WHERE messages_fts MATCH ? AND messages_fts.rowid > ? AND messages_fts.rowid <= ?
-  AND m.tenant = ? AND m.at >= ?
-ORDER BY bm25(messages_fts, 1.0, 0.0), messages_fts.rowid DESC LIMIT ?"""
+# Keyword search (see ``_keyword_sql``): the ids of a scope's messages that hold one term,
+# newest first. The MATCH expression names the scope's token (session or tenant) beside the
+# term, so FTS5 narrows the match itself; no ``bm25()``, which counts the term's rows over the
+# whole table at every query.
+SELECT_SCOPE_TERM_IDS = """
+SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC"""
 
-# Across a tenant, the best rows of the index alone come first (no row is read for the ones
-# that do not make the cut); the messages are then read by id and filtered by tenant and time.
-SELECT_FTS_IDS = """
-SELECT rowid, -bm25(messages_fts, 1.0, 0.0) AS score FROM messages_fts
-WHERE messages_fts MATCH ? AND rowid > ? AND rowid <= ?
-ORDER BY bm25(messages_fts, 1.0, 0.0), rowid DESC LIMIT ?"""
+# How many messages a scope holds (the N of its inverse document frequencies).
+SELECT_SESSION_SIZE = "SELECT message_count FROM sessions WHERE tenant = ? AND id = ?"
+SELECT_TENANT_SIZE = "SELECT coalesce(sum(message_count), 0) FROM sessions WHERE tenant = ?"
 
 # ``+tenant``: found by id, never by walking the tenant's part of the session index.
 SELECT_MESSAGES_BY_IDS = f"""

@@ -19,8 +19,8 @@ from ._append import append as append_rows
 from ._connection import Connection
 from ._damage import find_problems
 from ._errors import SQLiteErrorStore
-from ._functions import scope_token
 from ._keys import SQLiteKeys
+from ._keyword_sql import ranked as scope_ranked
 from ._rows import ascii_lower, row_message, row_summary
 from ._runs import SQLiteRuns
 from ._vectors import SQLiteVectors
@@ -31,8 +31,6 @@ __all__ = ["SQLiteStore"]
 # a span of the newest ids across the tenant. FTS5 covers the whole archive either way.
 _SESSION_SUBSTRING_SPAN = 5_000
 _TENANT_SUBSTRING_SPAN = 20_000
-# Across a tenant, FTS5 ranks this many of the newest ids first (see ``_fts``).
-_TENANT_FTS_SPAN = 100_000
 
 
 class SQLiteStore:
@@ -187,20 +185,20 @@ class SQLiteStore:
         low = since if since is not None else -(2**63)
 
         def body(c: sqlite3.Connection) -> list[KeywordRow]:
-            top = int(c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0)
-            ranked = _fts(c, tenant, session, match, low, limit, top)
-            phrased = _fts(c, tenant, session, phrase, low, limit, top)
+            ranked = scope_ranked(c, tenant, session, match, low, limit)
+            phrased = scope_ranked(c, tenant, session, phrase, low, limit)
             sub: list[Any] = []
             if literals and session is not None:
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_SESSION,
                                 (tenant, session, _SESSION_SUBSTRING_SPAN, low, needles,
                                  limit)).fetchall()
             elif literals:
+                top = int(c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0)
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_TENANT,
                                 (tenant, top - _TENANT_SUBSTRING_SPAN, low, needles,
                                  limit)).fetchall()
-            return keyword_rows([(row_message(row), score) for row, score in ranked],
-                                [(row_message(row), score) for row, score in phrased],
+            return keyword_rows([(row_message(row[:7]), score) for row, score in ranked],
+                                [(row_message(row[:7]), score) for row, score in phrased],
                                 map(row_message, sub), raw, ascii_lower)
         return await self._db.read(body)
 
@@ -244,42 +242,6 @@ class SQLiteStore:
 
 
 # -- helpers that run on the connection thread ---------------------------------------------
-
-
-def _fts(c: sqlite3.Connection, tenant: str, session: str | None, match: str | None,
-         low: int, limit: int, top: int) -> list[tuple[Any, float]]:
-    """FTS5 hits, best first. Across a tenant, the newest ``_TENANT_FTS_SPAN`` messages are
-    ranked first and older ones only when those hold fewer than ``limit`` hits: ranking every
-    match of a common word in a large archive costs far more than the answer is worth."""
-    if match is None:
-        return []
-    if session is not None:
-        expr = f'scope : "{scope_token(tenant, session)}" AND body : ({match})'
-        return [(r[:7], float(r[7])) for r in c.execute(
-            sql.SELECT_FTS, (expr, 0, top, tenant, low, limit))]
-    expr = f"body : ({match})"
-    split = max(top - _TENANT_FTS_SPAN, 0)
-    ranked: list[tuple[Any, float]] = []
-    for lo, hi in ((split, top), (0, split)):
-        if hi > lo and len(ranked) < limit:
-            ranked += _fts_span(c, expr, lo, hi, tenant, low, limit - len(ranked))
-    return ranked
-
-
-def _fts_span(c: sqlite3.Connection, expr: str, lo: int, hi: int, tenant: str, low: int,
-              limit: int) -> list[tuple[Any, float]]:
-    """The best ``limit`` rows of the tenant in ids ``(lo, hi]``: ranked by the index alone,
-    then read by id. When the tenant or time filter drops one of them, the rows behind the cut
-    may qualify, so the span is ranked again with the filter inside the query."""
-    best = c.execute(sql.SELECT_FTS_IDS, (expr, lo, hi, limit)).fetchall()
-    if not best:
-        return []
-    rows = {r[0]: r for r in c.execute(sql.SELECT_MESSAGES_BY_IDS,
-                                       (json.dumps([i for i, _ in best]), tenant, low))}
-    if len(rows) == len(best):
-        return [(rows[i], float(score)) for i, score in best]
-    return [(r[:7], float(r[7])) for r in c.execute(
-        sql.SELECT_FTS, (expr, lo, hi, tenant, low, limit))]
 
 
 def _put_summary(c: sqlite3.Connection, tenant: str, s: Summary) -> None:

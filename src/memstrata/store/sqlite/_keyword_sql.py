@@ -1,0 +1,66 @@
+"""Full-text hits of one scope (a session, or a tenant), ranked by the scope's own figures.
+
+The index is asked, term by term, which of the scope's messages hold the term (its scope column
+carries a token for the tenant and one for the session, so FTS5 itself narrows the match); the
+messages found are read by id, filtered by tenant and time, and ranked by
+``_scoped_bm25.rank``. Nothing here reads FTS5's ``bm25()``, whose document frequencies are
+counted over every row of the table at every query: that made a session's search slower as the
+database grew, and let another tenant's volume move a tenant's ranking.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from typing import Any
+
+from .._scoped_bm25 import Scope, rank, term_words
+from . import _sql as sql
+from ._functions import fts_body, scope_token, tenant_token
+
+__all__ = ["CANDIDATES", "ranked", "terms_of"]
+
+# The newest matches of a term that are ranked, per term: a word common in a large tenant
+# (or a very long session) has far more matches than a ranking needs to read; the count of
+# all of them still sets the term's weight.
+CANDIDATES = 10_000
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"')
+
+
+def terms_of(match: str) -> list[str]:
+    """The quoted terms of an expression made by ``text.fts_match_expression``, as FTS5
+    phrases (still quoted), without repeats."""
+    return list(dict.fromkeys(m.group(0) for m in _QUOTED.finditer(match)))
+
+
+def ranked(c: sqlite3.Connection, tenant: str, session: str | None, match: str | None,
+           low: int, limit: int) -> list[tuple[Any, float]]:
+    """The best ``limit`` messages of the session (or, with ``session=None``, the tenant) that
+    hold a term of ``match`` and were written at or after ``low``: message rows with their
+    scores, best first."""
+    if match is None:
+        return []
+    terms = terms_of(match)
+    if session is None:
+        token = tenant_token(tenant)
+        size = c.execute(sql.SELECT_TENANT_SIZE, (tenant,)).fetchone()[0]
+    else:
+        token = scope_token(tenant, session)
+        size = (c.execute(sql.SELECT_SESSION_SIZE, (tenant, session)).fetchone() or (0,))[0]
+    matched: list[list[int]] = []
+    holding: list[int] = []
+    for term in terms:
+        ids = [r[0] for r in c.execute(sql.SELECT_SCOPE_TERM_IDS,
+                                       (f'scope : "{token}" AND body : ({term})',))]
+        holding.append(len(ids))
+        matched.append(ids[:CANDIDATES])
+    wanted = sorted({i for ids in matched for i in ids})
+    if not wanted:
+        return []
+    rows = {r[0]: r for r in c.execute(sql.SELECT_MESSAGES_BY_IDS,
+                                       (json.dumps(wanted), tenant, low))}
+    texts = {i: fts_body(r[3]) or "" for i, r in rows.items()}
+    best = rank(texts, matched, [term_words(t.strip('"').replace('""', '"')) for t in terms],
+                Scope(messages=int(size or 0), holding=holding), limit)
+    return [(rows[i], score) for i, score in best]
