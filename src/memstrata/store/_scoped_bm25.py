@@ -34,6 +34,7 @@ __all__ = ["Scope", "index_words", "rank", "term_words"]
 _K1 = 1.2
 _B = 0.75
 _WORD = re.compile(r"[^\W_]+")
+_MARK = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
 def index_words(text: str) -> list[str]:
@@ -41,8 +42,11 @@ def index_words(text: str) -> list[str]:
     digits, lower-cased, Latin accents removed (CJK pairs come already split by spaces)."""
     folded = text.lower()
     if not folded.isascii():
-        folded = "".join(c for c in unicodedata.normalize("NFKD", folded)
-                         if not unicodedata.combining(c))
+        # Chinese and Japanese decompose to themselves: the marks are looked for only where
+        # decomposing changed something.
+        decomposed = unicodedata.normalize("NFKD", folded)
+        if decomposed != folded:
+            folded = _MARK.sub("", decomposed)
     return _WORD.findall(folded)
 
 

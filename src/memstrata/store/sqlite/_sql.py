@@ -99,6 +99,15 @@ SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC"""
 SELECT_SESSION_SIZE = "SELECT message_count FROM sessions WHERE tenant = ? AND id = ?"
 SELECT_TENANT_SIZE = "SELECT coalesce(sum(message_count), 0) FROM sessions WHERE tenant = ?"
 
+# Upkeep of the full-text index (see ``SQLiteStore.tidy_keyword_index``): FTS5's own merge
+# command, told to merge any level of the index that holds two segments or more. Writes keep
+# FTS5's automatic merging at eight segments a level (cheap commits); a search in a session
+# looks each of its messages up once per segment, so fewer segments is what keeps it flat as
+# the file grows.
+SELECT_FTS_USERMERGE = "SELECT v FROM messages_fts_config WHERE k = 'usermerge'"
+SET_FTS_USERMERGE = "INSERT INTO messages_fts (messages_fts, rank) VALUES ('usermerge', 2)"
+MERGE_FTS = "INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', ?)"
+
 # ``+tenant``: found by id, never by walking the tenant's part of the session index.
 SELECT_MESSAGES_BY_IDS = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,6 +32,8 @@ __all__ = ["SQLiteStore"]
 # a span of the newest ids across the tenant. FTS5 covers the whole archive either way.
 _SESSION_SUBSTRING_SPAN = 5_000
 _TENANT_SUBSTRING_SPAN = 20_000
+# Pages of the full-text index one merge step writes (about 1 MiB: a short write lock).
+_MERGE_PAGES = 256
 
 
 class SQLiteStore:
@@ -122,6 +125,28 @@ class SQLiteStore:
                 _remove(c, tenant, session)
             return victims
         return await self._db.write(body)
+
+    async def tidy_keyword_index(self, seconds: float = 1.0) -> bool:
+        """Merge the full-text index's segments for about ``seconds`` (in short write
+        transactions, so writers wait at most one of them); ``True`` when work remains.
+
+        Each commit adds a small segment to the index and FTS5 merges them eight at a time,
+        which keeps writes cheap but leaves dozens of segments in a large file; a search in
+        one session seeks every one of them. The sweeper calls this once a minute, so the
+        segments of an idle or steadily written database stay few."""
+        deadline = time.monotonic() + seconds
+
+        def step(c: sqlite3.Connection) -> bool:
+            if c.execute(sql.SELECT_FTS_USERMERGE).fetchone() is None:
+                c.execute(sql.SET_FTS_USERMERGE)
+            before = c.total_changes
+            c.execute(sql.MERGE_FTS, (_MERGE_PAGES,))
+            # FTS5's documented signal: fewer than two changes means nothing was left to merge.
+            return c.total_changes - before >= 2
+        while await self._db.write(step):
+            if time.monotonic() >= deadline:
+                return True
+        return False
 
     # -- reads -----------------------------------------------------------------------------
 
