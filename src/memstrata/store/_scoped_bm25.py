@@ -13,12 +13,11 @@ What differs from FTS5's figures, and why:
 - the inverse document frequency is ``ln(1 + (N - n + 0.5) / (n + 0.5))``, which stays
   positive when a term is in more than half of a small session's messages (FTS5's form falls to
   nearly zero there and stops telling messages apart);
-- a message's length and its term counts come from the words of its indexed text as the
-  index's tokenizer splits them (letters and digits, case and Latin accents folded), and the
-  average length is that of the matching messages, which are read anyway;
-- a term that the index matched by its stem ("cats" for "cat") counts once when the message
-  does not also hold it as written: the stem is the index's; a message the index found always
-  counts the term at least once.
+- a message's length is the index's own count of its words; the average length is that of the
+  matching messages, which are read anyway;
+- how often a message holds a term is counted on its text as written (case folded): a word
+  that the index matched by its stem ("cats" for "cat") counts once when the message does not
+  also hold it as typed, and a message the index found always counts the term at least once.
 """
 
 from __future__ import annotations
@@ -26,15 +25,19 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
-__all__ = ["Scope", "index_words", "rank", "term_words"]
+from ..text import CJK_RANGES
+
+__all__ = ["Counter", "Scope", "index_words", "rank", "term_counter", "term_words"]
 
 _K1 = 1.2
 _B = 0.75
 _WORD = re.compile(r"[^\W_]+")
 _MARK = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_CJK = re.compile(f"[{''.join(f'{chr(lo)}-{chr(hi)}' for lo, hi in CJK_RANGES)}]")
 
 
 def index_words(text: str) -> list[str]:
@@ -55,6 +58,31 @@ def term_words(term: str) -> tuple[str, ...]:
     return tuple(index_words(term))
 
 
+Counter = Callable[[str], int]
+
+
+def term_counter(words: Sequence[str]) -> Counter:
+    """How often a term (its words, see :func:`term_words`) occurs in a message's lower-cased
+    content, counted on the text itself (C string search, no tokenizing in Python): a CJK
+    term as its run of characters ("花蓮 蓮看" is 花蓮看), any other as whole words separated
+    by anything that is not a letter or digit. A term mixing the two counts as 0 here (the
+    caller counts a matched term at least once)."""
+    if not words:
+        return lambda text: 0
+    if all(_CJK.match(w) for w in words):
+        chain = all(len(a) == 2 and len(b) == 2 and a[1] == b[0]
+                    for a, b in pairwise(words))
+        if len(words) == 1 or chain:
+            run = words[0] + "".join(w[-1] for w in words[1:])
+            return lambda text: text.count(run)
+        return lambda text: 0
+    if any(_CJK.search(w) for w in words):
+        return lambda text: 0
+    pattern = re.compile(r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, words))
+                         + r"(?![^\W_])")
+    return lambda text: len(pattern.findall(text))
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """The figures of the scope a search ranks in: how many messages it holds, and per term
@@ -64,32 +92,25 @@ class Scope:
     holding: Sequence[int]
 
 
-def _count(words: Sequence[str], phrase: tuple[str, ...]) -> int:
-    if len(phrase) == 1:
-        return words.count(phrase[0])
-    n = len(phrase)
-    return sum(1 for i in range(len(words) - n + 1) if tuple(words[i:i + n]) == phrase)
-
-
-def rank(texts: Mapping[int, str], matched: Sequence[Iterable[int]],
-         terms: Sequence[tuple[str, ...]], scope: Scope, limit: int) -> list[tuple[int, float]]:
-    """The best ``limit`` of ``texts`` (id → indexed text) by BM25 over ``scope``, best
-    first, ties newer (larger id) first. ``matched[i]`` holds the ids the index found for
-    ``terms[i]``; ids not in ``texts`` (filtered out by the caller) are ignored."""
-    if not texts:
+def rank(docs: Mapping[int, tuple[str, int]], matched: Sequence[Iterable[int]],
+         terms: Sequence[Counter], scope: Scope, limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of ``docs`` (id → lower-cased content and its length in index
+    words) by BM25 over ``scope``, best first, ties newer (larger id) first. ``matched[i]``
+    holds the ids the index found for the term ``terms[i]`` counts; ids not in ``docs``
+    (filtered out by the caller) are ignored."""
+    if not docs:
         return []
-    words = {i: index_words(t) for i, t in texts.items()}
-    avg = max(sum(map(len, words.values())) / len(words), 1.0)
-    scores = dict.fromkeys(texts, 0.0)
-    for ids, phrase, holding in zip(matched, terms, scope.holding, strict=True):
+    avg = max(sum(n for _, n in docs.values()) / len(docs), 1.0)
+    scores = dict.fromkeys(docs, 0.0)
+    for ids, count, holding in zip(matched, terms, scope.holding, strict=True):
         total = max(scope.messages, holding)
         idf = math.log(1.0 + (total - holding + 0.5) / (holding + 0.5))
         for i in ids:
-            w = words.get(i)
-            if w is None:
+            doc = docs.get(i)
+            if doc is None:
                 continue
-            tf = max(1, _count(w, phrase))
-            norm = _K1 * (1.0 - _B + _B * len(w) / avg)
+            tf = max(1, count(doc[0]))
+            norm = _K1 * (1.0 - _B + _B * doc[1] / avg)
             scores[i] += idf * tf * (_K1 + 1.0) / (tf + norm)
     best = sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
     return best[:limit]

@@ -15,9 +15,9 @@ import re
 import sqlite3
 from typing import Any
 
-from .._scoped_bm25 import Scope, rank, term_words
+from .._scoped_bm25 import Scope, rank, term_counter, term_words
 from . import _sql as sql
-from ._functions import fts_body, scope_token, tenant_token
+from ._functions import scope_token, tenant_token
 
 __all__ = ["CANDIDATES", "ranked", "terms_of"]
 
@@ -58,9 +58,23 @@ def ranked(c: sqlite3.Connection, tenant: str, session: str | None, match: str |
     wanted = sorted({i for ids in matched for i in ids})
     if not wanted:
         return []
-    rows = {r[0]: r for r in c.execute(sql.SELECT_MESSAGES_BY_IDS,
-                                       (json.dumps(wanted), tenant, low))}
-    texts = {i: fts_body(r[3]) or "" for i, r in rows.items()}
-    best = rank(texts, matched, [term_words(t.strip('"').replace('""', '"')) for t in terms],
-                Scope(messages=int(size or 0), holding=holding), limit)
+    wanted_json = json.dumps(wanted)
+    rows = {r[0]: r for r in c.execute(sql.SELECT_MESSAGES_BY_IDS, (wanted_json, tenant, low))}
+    sizes = dict(c.execute(sql.SELECT_DOC_SIZES, (wanted_json,)).fetchall())
+    docs = {i: (r[3].lower(), _words(sizes.get(i))) for i, r in rows.items()}
+    counters = [term_counter(term_words(t[1:-1].replace('""', '"'))) for t in terms]
+    best = rank(docs, matched, counters, Scope(messages=int(size or 0), holding=holding), limit)
     return [(rows[i], score) for i, score in best]
+
+
+def _words(size: bytes | None) -> int:
+    """The message's body length in words, from FTS5's record of its column sizes (a varint
+    per column, the body's first)."""
+    if not size:
+        return 1
+    n = 0
+    for byte in size[:9]:
+        n = (n << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            break
+    return max(n, 1)

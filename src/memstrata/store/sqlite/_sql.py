@@ -95,6 +95,10 @@ WHERE tenant = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
 SELECT_SCOPE_TERM_IDS = """
 SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC"""
 
+# FTS5's record of each message's column sizes in words (varints: body, then scope).
+SELECT_DOC_SIZES = """
+SELECT id, sz FROM messages_fts_docsize WHERE id IN (SELECT value FROM json_each(?))"""
+
 # How many messages a scope holds (the N of its inverse document frequencies).
 SELECT_SESSION_SIZE = "SELECT message_count FROM sessions WHERE tenant = ? AND id = ?"
 SELECT_TENANT_SIZE = "SELECT coalesce(sum(message_count), 0) FROM sessions WHERE tenant = ?"
