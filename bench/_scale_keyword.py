@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 if str(_HERE) not in sys.path:
@@ -169,16 +170,18 @@ def _p95(ms: list[float]) -> float:
 
 
 Shape = Callable[[sqlite3.Connection, str, "str | None", "str | None"], int]
-_SHAPES: dict[str, Shape] = {"old": _old, "new": _new}
+_SHAPES: dict[str, Shape] = {"old": _old, "new": _new, "new_mapped": _new}
+# SQLite's largest memory map by default (2 GiB less 64 KiB): the whole file at every size.
+_WHOLE_FILE_MMAP = 0x7FFF0000
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """A reader set up as the store sets up its readers."""
+def _connect(path: Path, mmap: int = 268_435_456) -> sqlite3.Connection:
+    """A reader set up as the store sets up its readers (or with a larger memory map)."""
     c = sqlite3.connect(path)
     register(c)
     c.execute("PRAGMA query_only=1")
     c.execute("PRAGMA cache_size=-32768")
-    c.execute("PRAGMA mmap_size=268435456")
+    c.execute(f"PRAGMA mmap_size={int(mmap)}")
     return c
 
 
@@ -191,6 +194,7 @@ async def _time_all(paths: dict[int, Path], lang: str, samples: int,
     size after another mostly measures what else ran at the time."""
     rng = random.Random(seed)
     conns = {n: _connect(p) for n, p in paths.items()}
+    mapped = {n: _connect(p, _WHOLE_FILE_MMAP) for n, p in paths.items()}
     stores = {n: await SQLiteStore.open(str(p)) for n, p in paths.items()}
     ms: dict[tuple[int, str], list[float]] = {
         (n, k): [] for n in paths for k in (*_SHAPES, "store")}
@@ -207,10 +211,11 @@ async def _time_all(paths: dict[int, Path], lang: str, samples: int,
                     await stores[n].keyword(TENANT, sessions[n], match, q, since=None,
                                             limit=LIMIT)
                 else:
-                    _SHAPES[name](conns[n], sessions[n], match, phrase)
+                    conn = mapped[n] if name == "new_mapped" else conns[n]
+                    _SHAPES[name](conn, sessions[n], match, phrase)
                 ms[(n, name)].append((time.perf_counter() - start) * 1000)
     finally:
-        for c in conns.values():
+        for c in (*conns.values(), *mapped.values()):
             c.close()
         for store in stores.values():
             await store.close()
@@ -259,8 +264,66 @@ async def measure(sizes: Sequence[int], samples: int) -> dict[tuple[str, int], d
             f = out[(lang, n)]
             _log(f"  {n:>9,}: p95 (p50) old {f['old']:.2f} ({f['old_p50']:.2f}) ms, "
                  f"new {f['new']:.2f} ({f['new_p50']:.2f}) ms, "
+                 f"new with the file mapped {f['new_mapped']:.2f} ({f['new_mapped_p50']:.2f}) ms, "
                  f"store.keyword {f['store']:.2f} ({f['store_p50']:.2f}) ms")
     return out
+
+
+async def _grow_store(store: Any, start: int, stop: int, rng: random.Random) -> None:
+    await _grow(store, start, stop, rng)
+
+
+async def measure_postgres(sizes: Sequence[int], samples: int) -> dict[tuple[str, int], float]:
+    """p95 (ms) of ``store.keyword`` in a session on PostgreSQL, one database per size (built
+    afresh on a server of the run: PostgreSQL's files are not kept between runs), the sizes
+    interleaved query by query as on SQLite."""
+    from core import start_postgres  # the benchmark suite's server, only when asked for
+
+    from memstrata.store import open_store
+
+    work = Path(tempfile.mkdtemp(prefix="memstrata-kw-pg-"))
+    server = start_postgres(work)
+    stores: dict[int, Any] = {}
+    out: dict[tuple[str, int], float] = {}
+    try:
+        for n in sorted(sizes):
+            stores[n] = await open_store(server.create_database(f"kw{n}"))
+            _log(f"PostgreSQL: building {n:,} messages")
+            await _grow_store(stores[n], 0, n, random.Random(7))
+        for lang in ("English", "Chinese"):
+            rng = random.Random(len(lang))
+            ms: dict[int, list[float]] = {n: [] for n in stores}
+            for k, q in enumerate(_queries(lang, samples, rng)):
+                match = keyword_match(q)
+                order = sorted(stores) if k % 2 == 0 else sorted(stores, reverse=True)
+                for n in order:
+                    session = session_name(rng.randrange(n // SESSION_SIZE))
+                    start = time.perf_counter()
+                    await stores[n].keyword(TENANT, session, match, q, since=None,
+                                            limit=LIMIT)
+                    ms[n].append((time.perf_counter() - start) * 1000)
+            for n, v in ms.items():
+                out[(lang, n)] = _p95(v[samples // 10:])
+                _log(f"  PostgreSQL {lang} {n:>9,}: p95 {out[(lang, n)]:.2f} ms")
+    finally:
+        for store in stores.values():
+            await store.close()
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def postgres_rows(figures: dict[tuple[str, int], float]) -> list[tuple[str, str, str, str]]:
+    rows: list[tuple[str, str, str, str]] = []
+    sizes = sorted({n for _, n in figures})
+    for lang in ("English", "Chinese"):
+        base = figures[(lang, sizes[0])]
+        for n in sizes:
+            f = figures[(lang, n)]
+            rows.append((f"session keyword p95, {lang}, {n:,} messages (PostgreSQL), "
+                         "store.keyword", f"{f:.2f} ms", f"at {sizes[0]:,}: {base:.2f} ms",
+                         _verdict(f / base) if n != sizes[0] else "reference"))
+    return rows
 
 
 def rows_of(figures: dict[tuple[str, int], dict[str, float]]) -> list[tuple[str, str, str, str]]:
@@ -274,6 +337,10 @@ def rows_of(figures: dict[tuple[str, int], dict[str, float]]) -> list[tuple[str,
             rows.append((what + ", new shape", f"{f['new']:.2f} ms",
                          f"old shape {f['old']:.2f} ms",
                          _verdict(f["new"] / base["new"]) if n != first else "reference"))
+            rows.append((what + ", new shape, file mapped", f"{f['new_mapped']:.2f} ms",
+                         f"at {first:,}: {base['new_mapped']:.2f} ms",
+                         _verdict(f["new_mapped"] / base["new_mapped"])
+                         if n != first else "reference"))
             rows.append((what + ", store.keyword", f"{f['store']:.2f} ms",
                          f"at {first:,}: {base['store']:.2f} ms",
                          _verdict(f["store"] / base["store"]) if n != first else "reference"))
@@ -288,7 +355,12 @@ def run(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
     top = int(getattr(args, "max_messages", SIZES[-1]))
     sizes = [n for n in SIZES if n <= top] or [top]
     samples = int(getattr(args, "keyword_samples", 400))
-    return rows_of(asyncio.run(measure(sizes, samples)))
+    rows = rows_of(asyncio.run(measure(sizes, samples)))
+    pg_top = int(getattr(args, "postgres_max_messages", 0))
+    if pg_top:
+        pg_sizes = [n for n in SIZES if n <= pg_top] or [pg_top]
+        rows += postgres_rows(asyncio.run(measure_postgres(pg_sizes, samples)))
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -297,6 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the largest database (sizes: 100k, 300k, 1M, 3M)")
     parser.add_argument("--keyword-samples", type=int, default=400,
                         help="queries per size and language")
+    parser.add_argument("--postgres-max-messages", type=int, default=0,
+                        help="also PostgreSQL, sizes up to this (0: SQLite only)")
     rows = run(parser.parse_args(argv))
     width = max(len(r[0]) for r in rows)
     for what, measured, baseline, verdict in rows:

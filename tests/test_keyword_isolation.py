@@ -26,7 +26,7 @@ A_MESSAGES = (
     "beta seven eight nine",
     "nothing to see here",
 )
-QUERIES = ("alpha beta", "beta", "alpha", "one alpha")
+QUERIES = ("alpha beta", "beta", "alpha", "one alpha", "gamma", "gamma alpha note")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -51,6 +51,13 @@ async def test_another_tenants_volume_never_moves_a_tenants_keyword_ranking(
             Memory.open(target, settings=SETTINGS, tenant="b", background=False) as b:
         added = await a.add_many("s", [{"role": "user", "content": c} for c in A_MESSAGES])
         await a.add_many("t", [{"role": "user", "content": "beta in another session"}])
+        # More holders of one word than a tenant-wide search reads (it then ranks the span
+        # that holds its newest ones), with B's rows interleaved among them.
+        for i in range(6):
+            await a.add_many("u", [{"role": "user", "content": f"gamma note {i}-{k}"}
+                                   for k in range(100)])
+            await b.add_many("b", [{"role": "user", "content": f"gamma {k}"}
+                                   for k in range(50)])
         before = {s: await ranking(a, s) for s in ("s", None)}
         if not target.startswith("postgresql"):
             # A's own figures put the rare word's message first (PostgreSQL's ts_rank weighs

@@ -21,10 +21,12 @@ from ._functions import scope_token, tenant_token
 
 __all__ = ["CANDIDATES", "ranked", "terms_of"]
 
-# The newest matches of a term that are ranked, per term: a word common in a large tenant
-# (or a very long session) has far more matches than a ranking needs to read; the count of
-# all of them still sets the term's weight.
-CANDIDATES = 10_000
+# The newest matches of a term that are read, per term. A word common in a large tenant (or a
+# very long session) has far more matches than a ranking needs; when a term has this many, the
+# ranking covers the scope's messages from the oldest of them on (every term's matches there
+# are complete), and the figures (N, each term's count) are that span's: its cost is this
+# many rows, however many the tenant holds.
+CANDIDATES = 500
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 
 
@@ -48,13 +50,13 @@ def ranked(c: sqlite3.Connection, tenant: str, session: str | None, match: str |
     else:
         token = scope_token(tenant, session)
         size = (c.execute(sql.SELECT_SESSION_SIZE, (tenant, session)).fetchone() or (0,))[0]
-    matched: list[list[int]] = []
-    holding: list[int] = []
-    for term in terms:
-        ids = [r[0] for r in c.execute(sql.SELECT_SCOPE_TERM_IDS,
-                                       (f'scope : "{token}" AND body : ({term})',))]
-        holding.append(len(ids))
-        matched.append(ids[:CANDIDATES])
+    matched = [[r[0] for r in c.execute(sql.SELECT_SCOPE_TERM_IDS, (
+        f'scope : "{token}" AND body : ({term})', CANDIDATES))] for term in terms]
+    floor = max((ids[-1] for ids in matched if len(ids) >= CANDIDATES), default=None)
+    if floor is not None:
+        matched = [[i for i in ids if i >= floor] for ids in matched]
+        size = c.execute(sql.COUNT_SCOPE_SINCE, (f'scope : "{token}"', floor)).fetchone()[0]
+    holding = [len(ids) for ids in matched]
     wanted = sorted({i for ids in matched for i in ids})
     if not wanted:
         return []

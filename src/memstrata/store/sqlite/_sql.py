@@ -93,7 +93,10 @@ WHERE tenant = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
 # term, so FTS5 narrows the match itself; no ``bm25()``, which counts the term's rows over the
 # whole table at every query.
 SELECT_SCOPE_TERM_IDS = """
-SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC"""
+SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?"""
+# How many of a scope's messages have an id from ``?`` on (the N of a span, see
+# ``_keyword_sql.CANDIDATES``): FTS5 walks the scope token's entries from there.
+COUNT_SCOPE_SINCE = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ? AND rowid >= ?"
 
 # FTS5's record of each message's column sizes in words (varints: body, then scope).
 SELECT_DOC_SIZES = """
