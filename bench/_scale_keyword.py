@@ -7,12 +7,17 @@ would be after weeks of use. The databases are built once with the store's own a
 (no embedder) and kept under ``$TMPDIR/memstrata-scale-keyword``: a rerun reuses them, and each
 size is the previous one grown further, then copied.
 
-Per size, English and Chinese queries (words and 2-4 character pieces of the corpus's phrase
-banks) are asked of random sessions, on the store's connection thread as the store runs them:
-the old query shape (FTS5's ``bm25()``, whose document frequencies are counted over the whole
-table) and the current one, interleaved call by call so both meet the same machine load; and the
-public ``store.keyword`` call end to end. The target: p95 at the largest size is at most 1.5 times
-the p95 at 100,000 messages.
+Each file is then brought up to date by the store's index upkeep (``tidy_keyword_index``, what
+the sweeper runs a second a minute), once, and marked as done.
+
+English and Chinese queries (words, and 2-4 character pieces of the corpus's phrase banks) are
+asked of a random session of every size, as the store runs them on its connection: the old query
+shape (FTS5's ``bm25()``, whose document frequencies are counted over the whole table), the
+current one (also with the whole file memory-mapped), and the public ``store.keyword`` call end
+to end. Every query goes to every size and shape in turn, the order rotating, so all of them meet
+the same machine load. The target: p95 at the largest size is at most 1.5 times the p95 at
+100,000 messages. ``--postgres-max-messages`` adds PostgreSQL (``store.keyword``; databases
+built afresh on a server of the run).
 
     python bench/_scale_keyword.py --max-messages 3000000
 
