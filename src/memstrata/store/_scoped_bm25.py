@@ -10,11 +10,11 @@ table that holds a term, at every query).
 
 What differs from FTS5's figures, and why:
 
-- the inverse document frequency is ``ln(1 + (N - n + 0.5) / (n + 0.5))``, which stays
-  positive when a term is in more than half of a small session's messages (FTS5's form falls to
-  nearly zero there and stops telling messages apart);
-- a message's length is the index's own count of its words; the average length is that of the
-  matching messages, which are read anyway;
+- the inverse document frequency has FTS5's form, ``ln((N - n + 0.5) / (n + 0.5))`` with its
+  floor of 1e-6, over the scope's N and n;
+- a message's length is the index's own count of its words (FTS5's, both columns); the average
+  length is the scope's when it holds at most 2,000 messages (read from the index's record of
+  sizes), else that of the matching messages, which are read anyway;
 - how often a message holds a term is counted on its text as written (case folded): a word
   that the index matched by its stem ("cats" for "cat") counts once when the message does not
   also hold it as typed, and a message the index found always counts the term at least once.
@@ -90,6 +90,8 @@ class Scope:
 
     messages: int
     holding: Sequence[int]
+    length: float | None = None
+    """The scope's average message length in words (``None``: the matching messages')."""
 
 
 def rank(docs: Mapping[int, tuple[str, int]], matched: Sequence[Iterable[int]],
@@ -100,11 +102,12 @@ def rank(docs: Mapping[int, tuple[str, int]], matched: Sequence[Iterable[int]],
     (filtered out by the caller) are ignored."""
     if not docs:
         return []
-    avg = max(sum(n for _, n in docs.values()) / len(docs), 1.0)
+    avg = scope.length or max(sum(n for _, n in docs.values()) / len(docs), 1.0)
     scores = dict.fromkeys(docs, 0.0)
     for ids, count, holding in zip(matched, terms, scope.holding, strict=True):
         total = max(scope.messages, holding)
-        idf = math.log(1.0 + (total - holding + 0.5) / (holding + 0.5))
+        # FTS5's form, and its floor for a term in more than half of the scope's messages.
+        idf = max(math.log((total - holding + 0.5) / (holding + 0.5)), 1e-6)
         for i in ids:
             doc = docs.get(i)
             if doc is None:

@@ -102,6 +102,13 @@ COUNT_SCOPE_SINCE = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 
 SELECT_DOC_SIZES = """
 SELECT id, sz FROM messages_fts_docsize WHERE id IN (SELECT value FROM json_each(?))"""
 
+# The column sizes of every message of a small scope (its average length).
+SELECT_SESSION_DOC_SIZES = """
+SELECT d.sz FROM messages m JOIN messages_fts_docsize d ON d.id = m.id
+WHERE m.tenant = ? AND m.session = ?"""
+SELECT_TENANT_DOC_SIZES = """
+SELECT d.sz FROM messages m JOIN messages_fts_docsize d ON d.id = m.id WHERE m.tenant = ?"""
+
 # How many messages a scope holds (the N of its inverse document frequencies).
 SELECT_SESSION_SIZE = "SELECT message_count FROM sessions WHERE tenant = ? AND id = ?"
 SELECT_TENANT_SIZE = "SELECT coalesce(sum(message_count), 0) FROM sessions WHERE tenant = ?"
