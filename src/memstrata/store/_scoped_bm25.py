@@ -13,8 +13,8 @@ What differs from FTS5's figures, and why:
 - the inverse document frequency has FTS5's form, ``ln((N - n + 0.5) / (n + 0.5))`` with its
   floor of 1e-6, over the scope's N and n;
 - a message's length is the index's own count of its words (FTS5's, both columns); the average
-  length is the scope's when it holds at most 2,000 messages (read from the index's record of
-  sizes), else that of the matching messages, which are read anyway;
+  length is the scope's hot messages' average size in bytes at the words per byte of the
+  matching messages (no read of the whole scope), else that of the matching messages;
 - how often a message holds a term is counted on its text as written (case folded): a word
   that the index matched by its stem ("cats" for "cat") counts once when the message does not
   also hold it as typed, and a message the index found always counts the term at least once.

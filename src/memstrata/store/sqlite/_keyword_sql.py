@@ -19,7 +19,7 @@ from .._scoped_bm25 import Scope, rank, term_counter, term_words
 from . import _sql as sql
 from ._functions import scope_token, tenant_token
 
-__all__ = ["CANDIDATES", "SMALL_SCOPE", "ranked", "terms_of"]
+__all__ = ["CANDIDATES", "ranked", "terms_of"]
 
 # The newest matches of a term that are read, per term. A word common in a large tenant (or a
 # very long session) has far more matches than a ranking needs; when a term has this many, the
@@ -27,9 +27,6 @@ __all__ = ["CANDIDATES", "SMALL_SCOPE", "ranked", "terms_of"]
 # are complete), and the figures (N, each term's count) are that span's: its cost is this
 # many rows, however many the tenant holds.
 CANDIDATES = 500
-# Up to this many messages, a scope's average length is read from all of them (FTS5's record
-# of sizes, through the session or tenant index); above it, the matching messages' is used.
-SMALL_SCOPE = 2_000
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 
 
@@ -47,13 +44,13 @@ def ranked(c: sqlite3.Connection, tenant: str, session: str | None, match: str |
     if match is None:
         return []
     terms = terms_of(match)
-    key: tuple[str, ...]
     if session is None:
-        token, key = tenant_token(tenant), (tenant,)
-        size = c.execute(sql.SELECT_TENANT_SIZE, key).fetchone()[0]
+        token = tenant_token(tenant)
+        size, hot, hot_bytes = c.execute(sql.SELECT_TENANT_SIZE, (tenant,)).fetchone()
     else:
-        token, key = scope_token(tenant, session), (tenant, session)
-        size = (c.execute(sql.SELECT_SESSION_SIZE, key).fetchone() or (0,))[0]
+        token = scope_token(tenant, session)
+        size, hot, hot_bytes = (c.execute(sql.SELECT_SESSION_SIZE, (tenant, session))
+                                .fetchone() or (0, 0, 0))
     matched = [[r[0] for r in c.execute(sql.SELECT_SCOPE_TERM_IDS, (
         f'scope : "{token}" AND body : ({term})', CANDIDATES))] for term in terms]
     floor = max((ids[-1] for ids in matched if len(ids) >= CANDIDATES), default=None)
@@ -64,16 +61,17 @@ def ranked(c: sqlite3.Connection, tenant: str, session: str | None, match: str |
     wanted = sorted({i for ids in matched for i in ids})
     if not wanted:
         return []
-    length = None
-    if floor is None and 0 < size <= SMALL_SCOPE:
-        lengths = [_words(r[0]) for r in c.execute(
-            sql.SELECT_TENANT_DOC_SIZES if session is None else sql.SELECT_SESSION_DOC_SIZES,
-            key)]
-        length = sum(lengths) / len(lengths) if lengths else None
     wanted_json = json.dumps(wanted)
     rows = {r[0]: r for r in c.execute(sql.SELECT_MESSAGES_BY_IDS, (wanted_json, tenant, low))}
     sizes = dict(c.execute(sql.SELECT_DOC_SIZES, (wanted_json,)).fetchall())
     docs = {i: (r[3].lower(), _words(sizes.get(i))) for i, r in rows.items()}
+    length = None
+    if floor is None and hot and docs:
+        # The scope's average length in words without reading all of it: its hot messages'
+        # average size in bytes (kept in the sessions table) at the words per byte of the
+        # messages just read.
+        read = sum(len(r[3].encode()) for r in rows.values())
+        length = hot_bytes / hot * sum(n for _, n in docs.values()) / max(read, 1)
     counters = [term_counter(term_words(t[1:-1].replace('""', '"'))) for t in terms]
     best = rank(docs, matched, counters,
                 Scope(messages=int(size or 0), holding=holding, length=length), limit)

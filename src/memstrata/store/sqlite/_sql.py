@@ -102,16 +102,14 @@ COUNT_SCOPE_SINCE = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 
 SELECT_DOC_SIZES = """
 SELECT id, sz FROM messages_fts_docsize WHERE id IN (SELECT value FROM json_each(?))"""
 
-# The column sizes of every message of a small scope (its average length).
-SELECT_SESSION_DOC_SIZES = """
-SELECT d.sz FROM messages m JOIN messages_fts_docsize d ON d.id = m.id
-WHERE m.tenant = ? AND m.session = ?"""
-SELECT_TENANT_DOC_SIZES = """
-SELECT d.sz FROM messages m JOIN messages_fts_docsize d ON d.id = m.id WHERE m.tenant = ?"""
-
-# How many messages a scope holds (the N of its inverse document frequencies).
-SELECT_SESSION_SIZE = "SELECT message_count FROM sessions WHERE tenant = ? AND id = ?"
-SELECT_TENANT_SIZE = "SELECT coalesce(sum(message_count), 0) FROM sessions WHERE tenant = ?"
+# How many messages a scope holds (the N of its inverse document frequencies), and its hot
+# messages' count and bytes (what its average length is worked out from).
+SELECT_SESSION_SIZE = """
+SELECT message_count, hot_count, hot_bytes FROM sessions WHERE tenant = ? AND id = ?"""
+SELECT_TENANT_SIZE = """
+SELECT coalesce(sum(message_count), 0), coalesce(sum(hot_count), 0),
+       coalesce(sum(hot_bytes), 0)
+FROM sessions WHERE tenant = ?"""
 
 # Upkeep of the full-text index (see ``SQLiteStore.tidy_keyword_index``): FTS5's own merge
 # command, told to merge any level of the index that holds two segments or more. Writes keep
