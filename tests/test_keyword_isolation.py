@@ -12,7 +12,9 @@ import pytest
 from pg_server import PgServer
 
 from memstrata import Memory, Settings
+from memstrata._compaction import CompactionPolicy
 from memstrata.store.sqlite import SQLiteStore
+from memstrata.types import Draft
 
 SETTINGS = Settings(embedder=None, summary_cron=None)
 
@@ -90,10 +92,24 @@ async def test_the_index_upkeep_merges_segments_and_changes_no_answer(tmp_path: 
     try:
         while await store.tidy_keyword_index(seconds=5.0):
             pass
-        assert await store.tidy_keyword_index() is False  # nothing left to merge
         assert await store.integrity_check() == []
+        merged = blocks()
+        assert merged < unmerged
+        for i in range(40):  # new segments, while the store rests from merging
+            text = f"kyoto {i}"
+            await store.append("default", "s9", [Draft(role="user", content=text, at=i,
+                                                       size=len(text))],
+                               now=i, policy=CompactionPolicy())
+        written = blocks()
+        assert await store.tidy_keyword_index() is False and blocks() == written
     finally:
         await store.close()
-    assert blocks() < unmerged
+    fresh = await SQLiteStore.open(str(path))  # another process's store does not rest
+    try:
+        while await fresh.tidy_keyword_index(seconds=5.0):
+            pass
+    finally:
+        await fresh.close()
+    assert blocks() < written
     async with Memory.open(str(path), settings=SETTINGS, background=False) as mem:
         assert {s: await ranking(mem, s) for s in ("s0", None)} == before

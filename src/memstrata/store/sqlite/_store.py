@@ -34,6 +34,8 @@ _SESSION_SUBSTRING_SPAN = 5_000
 _TENANT_SUBSTRING_SPAN = 20_000
 # Pages of the full-text index one merge step writes (about 1 MiB: a short write lock).
 _MERGE_PAGES = 256
+# After a merge found nothing left, other sweepers on the same store skip it this long.
+_MERGE_REST_S = 50.0
 
 
 class SQLiteStore:
@@ -54,6 +56,7 @@ class SQLiteStore:
         """The error memory's records."""
         self.api_keys = SQLiteKeys(db)
         """The HTTP service's API keys (hashed)."""
+        self._merge_rest_until = 0.0
 
     @classmethod
     async def open(cls, path: str, *, durability: str = "normal") -> SQLiteStore:
@@ -133,8 +136,13 @@ class SQLiteStore:
         Each commit adds a small segment to the index and FTS5 merges them eight at a time,
         which keeps writes cheap but leaves dozens of segments in a large file; a search in
         one session seeks every one of them. The sweeper calls this once a minute, so the
-        segments of an idle or steadily written database stay few."""
-        deadline = time.monotonic() + seconds
+        segments of an idle or steadily written database stay few. Every Memory on this
+        store (one per tenant in the service) has a sweeper: once a call found nothing to
+        merge, calls within the next ``_MERGE_REST_S`` return at once."""
+        now = time.monotonic()
+        if now < self._merge_rest_until:
+            return False
+        deadline = now + seconds
 
         def step(c: sqlite3.Connection) -> bool:
             if c.execute(sql.SELECT_FTS_USERMERGE).fetchone() is None:
@@ -146,6 +154,7 @@ class SQLiteStore:
         while await self._db.write(step):
             if time.monotonic() >= deadline:
                 return True
+        self._merge_rest_until = time.monotonic() + _MERGE_REST_S
         return False
 
     # -- reads -----------------------------------------------------------------------------
