@@ -225,6 +225,8 @@ class Memory:
                 await self.sweep()
             with contextlib.suppress(Exception):
                 await self.errors.sweep()
+            with contextlib.suppress(Exception):
+                await self._store.tidy_keyword_index()
             await pause(stop, _SWEEP_INTERVAL_S)
 
     async def sweep(self) -> list[str]:
