@@ -26,7 +26,7 @@ from collections.abc import Callable
 from .._background import pause, worker_id
 from .._liveness import is_dead
 from ..errors import DiskFull, FlushTimeout, MemstrataError, ProviderError
-from ..providers import Embedder
+from ..providers import Embedder, background
 from ..store import VectorStore
 from ..types import Claimed
 from ._fusion import embedding_keys, vector_dim, vector_model
@@ -69,6 +69,12 @@ class Indexer:
         self._clock = clock
         self.worker = worker_id()
         self.wake = asyncio.Event()
+        """Set when the tenant has new work (a write, a re-index)."""
+        self.bell: asyncio.Event | None = None
+        """Also set on new work: the wake-up of the loop serving this indexer in turns."""
+        self.retry_at = 0.0
+        """``time.monotonic()`` before which a failing embedder is not tried again."""
+        self._delay = 1.0
         self.last_error: str | None = None
         self.indexed = 0
         self._steps = 0
@@ -91,7 +97,9 @@ class Indexer:
         if not claimed:
             return 0
         try:
-            matrix = await self._embedder.embed([t for c in claimed for t in embed_texts(c)])
+            with background():  # searches go first (providers._lane)
+                matrix = await self._embedder.embed([t for c in claimed
+                                                     for t in embed_texts(c)])
         except asyncio.CancelledError:
             # Closing mid-batch: hand the batch back now rather than leaving it claimed until
             # the claim goes stale.
@@ -217,8 +225,18 @@ class Indexer:
         """Drop the tenant's vectors and queue every hot message again; returns the backlog."""
         assert self._tenant is not None, "re-indexing is done one tenant at a time"
         queued = await self._vectors.requeue(self._tenant)
-        self.wake.set()
+        self.nudge()
         return queued
+
+    def nudge(self) -> None:
+        """Say there is new work (written by this process)."""
+        self.wake.set()
+        if self.bell is not None:
+            self.bell.set()
+
+    @property
+    def tenant(self) -> str | None:
+        return self._tenant
 
     async def other_model_vectors(self) -> int:
         """The tenant's vectors made by another model than this indexer's (to re-index)."""
@@ -226,24 +244,33 @@ class Indexer:
         return await self._vectors.other_model_count(self._tenant,
                                                      vector_model(self._embedder.model_id))
 
+    async def turn(self) -> int:
+        """One turn of background indexing: up to two batches; returns how many messages
+        they stored (0: nothing to do, or a failure, after which ``retry_at`` is set)."""
+        try:
+            done = await self.steps()
+            if done == 0 and await self.take_over_dead():
+                done = 1  # a dead indexer's batches came back: index them now
+            self._delay = 1.0
+        except ProviderError:
+            self.retry_at = time.monotonic() + self._delay
+            self._delay = min(self._delay * 2, _MAX_BACKOFF_S)
+            return 0
+        except MemstrataError:
+            done = 0  # a busy or closing database: try again on the next tick
+        if done == 0:
+            self.wake.clear()
+            self._scan_due = True  # look for unqueued messages again on the next turn
+        return done
+
     async def run(self, stop: asyncio.Event) -> None:
-        """The background loop: index while there is work, idle when there is none, back off
-        on errors; returns once ``stop`` is set."""
-        delay = 1.0
+        """Index this tenant alone while there is work, idle when there is none, back off on
+        errors; returns once ``stop`` is set. (A process's tenants are served together by
+        :class:`~memstrata.search.IndexTurns`.)"""
         while not stop.is_set():
-            try:
-                done = await self.steps()
-                if done == 0 and await self.take_over_dead():
-                    done = 1  # a dead indexer's batches came back: index them now
-                delay = 1.0
-            except ProviderError:
-                await pause(stop, delay)
-                delay = min(delay * 2, _MAX_BACKOFF_S)
-                continue
-            except MemstrataError:
-                done = 0  # a busy or closing database: try again on the next tick
+            done = await self.turn()
             if done == 0:
-                self.wake.clear()
-                self._scan_due = True  # look for unqueued messages again on the next turn
                 # Other processes may queue work too, so poll even without a wake-up.
-                await pause(stop, _IDLE_POLL_S, self.wake)
+                wait = max(self.retry_at - time.monotonic(), 0.0) or _IDLE_POLL_S
+                await pause(stop, wait, None if self.retry_at > time.monotonic()
+                            else self.wake)
