@@ -148,6 +148,41 @@ async def test_a_query_is_embedded_before_the_rest_of_a_background_batch(
     assert model.gate.granted[-5:] == [False, True, False, False, False]
 
 
+async def test_a_query_runs_beside_a_background_chunk_of_a_model_that_allows_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    events: list[str] = []
+    query_done = threading.Event()
+
+    def load(threads: int) -> Any:
+        def encode(batch: list[str]) -> Any:
+            events.append(f"start {batch[0]}")
+            if batch[0] == "message 0":
+                # The first background chunk ends only after the query has been embedded.
+                assert query_done.wait(30), "the query waited for the background chunk"
+            elif batch == ["where is the cat"]:
+                query_done.set()
+            events.append(f"end {batch[0]}")
+            return np.ones((len(batch), 8), dtype=np.float32)
+        return encode
+
+    monkeypatch.setitem(LOCAL_MODELS, "beside-test",
+                        LocalModel(name="beside-test", package="none", dim=8, load=load,
+                                   concurrent=True))
+    model = LocalEmbedder("beside-test")
+    texts = [f"message {i}" for i in range(2 * BACKGROUND_CHUNK)]
+    with background():
+        batch = asyncio.ensure_future(model.embed(texts))
+    deadline = time.monotonic() + 30
+    while not events:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.005)
+    await model.embed(["where is the cat"])
+    await batch
+    second = f"message {BACKGROUND_CHUNK}"
+    assert events == ["start message 0", "start where is the cat", "end where is the cat",
+                      "end message 0", f"start {second}", f"end {second}"]
+
+
 async def test_background_chunks_hold_back_while_a_search_runs() -> None:
     assert searches_in_progress() == 0
     with foreground():

@@ -8,9 +8,12 @@ while another tenant's 8,000 messages were embedded). Three rules fix the order:
 * Embedding done inside :func:`background` (the indexer) is background work; anything else (a
   search's query, an error-memory lookup) is in the foreground. The mark is a context variable,
   so it follows the call into the worker thread that runs the model.
-* :class:`ModelGate` is the lock on one model: when it is released, a waiting foreground call
-  gets it before any waiting background call, whatever the arrival order. Background work is
-  embedded in small chunks (``BACKGROUND_CHUNK`` texts), so a query waits for one chunk at most.
+* :class:`ModelGate` orders the calls into one model: a background call starts only when no
+  foreground call runs or waits. A model that may be called from two threads at once (the
+  default one) runs a query at once, beside a background chunk in progress; one that may not
+  gives a waiting query the model before any waiting background call. Background work is
+  embedded in small chunks (``BACKGROUND_CHUNK`` texts), so whatever a query shares the model
+  or the cores with ends soon.
 * While a search is in progress anywhere in the process (:func:`foreground`, around ranking
   as well as embedding), a background chunk waits before it starts, for at most
   ``YIELD_MAX_S``, leaving the cores to the search; the bound keeps indexing moving under a
@@ -105,18 +108,29 @@ def wait_for_searches(timeout: float = YIELD_MAX_S) -> bool:
 
 
 class ModelGate:
-    """A lock on one model where a waiting foreground call goes before any background one.
+    """Who may call one model, and in what order: foreground calls first.
 
-    ``hold(urgent)`` is a context manager for worker threads. Among callers of the same kind
-    the order is unspecified; an urgent caller waits only for the call holding the model.
+    ``hold(urgent)`` is a context manager for worker threads. A background call runs alone,
+    and only when no foreground call runs or waits. With ``concurrent=False`` (a model that
+    must not be called from two threads at once) a foreground call waits for the call holding
+    the model, then goes before every waiting background call. With ``concurrent=True`` (a
+    model whose calls share nothing but read-only weights) a foreground call never waits: it
+    runs beside a background chunk in progress, and beside other foreground calls.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, concurrent: bool = False) -> None:
+        self.concurrent = concurrent
         self._cond = threading.Condition()
-        self._busy = False
-        self._urgent = 0
+        self._background = False
+        self._running = 0  # foreground calls in the model
+        self._urgent = 0  # foreground calls waiting for it
         self.granted: list[bool] = []
         """The kinds of the calls let in, oldest first (``True``: urgent); the last 64."""
+
+    def _free_for(self, urgent: bool) -> bool:
+        if urgent:
+            return self.concurrent or not (self._background or self._running)
+        return not (self._background or self._running or self._urgent)
 
     @contextlib.contextmanager
     def hold(self, urgent: bool) -> Iterator[None]:
@@ -124,21 +138,32 @@ class ModelGate:
             if urgent:
                 self._urgent += 1
             try:
-                while self._busy or (not urgent and self._urgent > 0):
+                while not self._free_for(urgent):
                     self._cond.wait()
             finally:
                 if urgent:
                     self._urgent -= 1
-            self._busy = True
+            if urgent:
+                self._running += 1
+            else:
+                self._background = True
             self.granted = [*self.granted[-63:], urgent]
         try:
             yield
         finally:
             with self._cond:
-                self._busy = False
+                if urgent:
+                    self._running -= 1
+                else:
+                    self._background = False
                 self._cond.notify_all()
 
     @property
     def waiting_urgent(self) -> int:
         """Foreground calls waiting for the model now."""
         return self._urgent
+
+    @property
+    def running_urgent(self) -> int:
+        """Foreground calls in the model now."""
+        return self._running

