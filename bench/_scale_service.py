@@ -163,9 +163,14 @@ async def _measure(url: str, keys: dict[str, str], args: argparse.Namespace,
     conns = [Conn(url, keys["b"]) for _ in range(args.clients)]
 
     async def search(n: int, rng: random.Random) -> str | None:
-        q = quote(rng.choice(QUERIES))
-        status, body = await conns[n].request(
-            "GET", f"/v1/sessions/b-chat/search?q={q}&match=hybrid")
+        target = f"/v1/sessions/b-chat/search?q={quote(rng.choice(QUERIES))}&match=hybrid"
+        try:
+            status, body = await conns[n].request("GET", target)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            # The server closed a connection left idle between phases: open a new one.
+            await conns[n].close()
+            conns[n] = Conn(url, keys["b"])
+            status, body = await conns[n].request("GET", target)
         return None if status == 200 else f"{status}: {body[:200]!r}"
 
     quiet = await closed_loop("quiet", args.clients, args.seconds, search,
@@ -205,8 +210,12 @@ async def _side(name: str, src: Path, args: argparse.Namespace) -> Side:
     try:
         path = work / "scale.db"
         keys = {t: make_key(path, t, env) for t in ("a", "b")}
-        with serving(path, work, False, env) as (url, _pid):
-            await _measure(url, keys, args, side)
+        try:
+            with serving(path, work, False, env) as (url, _pid):
+                await _measure(url, keys, args, side)
+        except Exception:
+            log((work / "server.log").read_text(errors="replace")[-3000:])
+            raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return side

@@ -169,7 +169,7 @@ async def test_a_query_runs_beside_a_background_chunk_of_a_model_that_allows_it(
                         LocalModel(name="beside-test", package="none", dim=8, load=load,
                                    concurrent=True))
     model = LocalEmbedder("beside-test")
-    texts = [f"message {i}" for i in range(2 * BACKGROUND_CHUNK)]
+    texts = [f"message {i}" for i in range(2 * 64)]
     with background():
         batch = asyncio.ensure_future(model.embed(texts))
     deadline = time.monotonic() + 30
@@ -178,7 +178,7 @@ async def test_a_query_runs_beside_a_background_chunk_of_a_model_that_allows_it(
         await asyncio.sleep(0.005)
     await model.embed(["where is the cat"])
     await batch
-    second = f"message {BACKGROUND_CHUNK}"
+    second = "message 64"  # a model that allows it gets full chunks of 64
     assert events == ["start message 0", "start where is the cat", "end where is the cat",
                       "end message 0", f"start {second}", f"end {second}"]
 

@@ -11,9 +11,8 @@ while another tenant's 8,000 messages were embedded). Three rules fix the order:
 * :class:`ModelGate` orders the calls into one model: a background call starts only when no
   foreground call runs or waits. A model that may be called from two threads at once (the
   default one) runs a query at once, beside a background chunk in progress; one that may not
-  gives a waiting query the model before any waiting background call. Background work is
-  embedded in small chunks (``BACKGROUND_CHUNK`` texts), so whatever a query shares the model
-  or the cores with ends soon.
+  gives a waiting query the model before any waiting background call, and gets its background
+  work in small chunks (``BACKGROUND_CHUNK`` texts), so a query waits for one chunk at most.
 * While a search is in progress anywhere in the process (:func:`foreground`, around ranking
   as well as embedding), a background chunk waits before it starts, for at most
   ``YIELD_MAX_S``, leaving the cores to the search; the bound keeps indexing moving under a
@@ -32,7 +31,8 @@ __all__ = ["BACKGROUND_CHUNK", "YIELD_MAX_S", "ModelGate", "background", "foregr
            "in_background", "searches_in_progress", "wait_for_searches"]
 
 BACKGROUND_CHUNK = 16
-"""Texts a background embedding gives the model at a time: the longest a query waits."""
+"""Texts a background embedding gives a model that runs one call at a time, at a time: the
+longest a query waits for it."""
 YIELD_MAX_S = 0.05
 """How long a background chunk waits at most for the searches in progress to end."""
 

@@ -117,7 +117,11 @@ class LocalEmbedder:
         return self._encode is not None
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
-        size = min(self._batch_size, BACKGROUND_CHUNK) if in_background() else self._batch_size
+        size = self._batch_size
+        if in_background() and not self.gate.concurrent:
+            # A query waits for the chunk in progress: keep chunks short. (A model that runs
+            # a query beside the chunk keeps full ones: fewer, larger calls embed faster.)
+            size = min(size, BACKGROUND_CHUNK)
         return await embed_batched(texts, self._embed_batch, dim=self.dim,
                                    batch_size=size, provider=self.model_id)
 

@@ -41,10 +41,11 @@ _STALE_CLAIM_S = 120
 # waits for the stale claim instead of dying in a fast loop.
 _TAKEOVER_ATTEMPTS = 3
 _IDLE_POLL_S = 1.0
-# A batch is sized to take about this long (from the embedding rate of the last ones), so a
-# turn of one tenant (two batches) ends within a second or two however slow the model or the
-# machine: another tenant's new message waits for that, not for 256 messages of embedding.
-_BATCH_TARGET_S = 1.0
+# A batch is sized to take about this long (from the embedding rate of the last ones; the two
+# batches of a turn run side by side), so a turn of one tenant ends within a few seconds
+# however slow the model or the machine: another tenant's new message waits for that, not for
+# 256 messages of embedding.
+_BATCH_TARGET_S = 2.0
 _MIN_BATCH = 4
 _CLAIMED_POLL_S = 0.05
 _MAX_BACKOFF_S = 60.0
@@ -137,7 +138,7 @@ class Indexer:
     @property
     def batch_limit(self) -> int:
         """How many messages the next batch claims: ``batch_size``, or fewer when the last
-        batches show it would take longer than about a second."""
+        batches show it would take longer than about two seconds."""
         if self._rate is None:
             return self._batch
         return max(_MIN_BATCH, min(self._batch, int(self._rate * _BATCH_TARGET_S)))
