@@ -157,7 +157,8 @@ class Memory:
 
     def sibling(self, tenant: str, *, background: bool = False) -> Memory:
         """A Memory for another tenant of the same database: it shares this one's store,
-        settings, clock, models and search cache (so a model loads once for every tenant).
+        settings, clock, models and search cache (so a model loads once for every tenant), and
+        its indexing loop, which serves the tenants in turn.
         Its ``close()`` stops only its own background work and never closes the shared store,
         which stays open until the Memory that opened it closes. ``background=True`` starts
         its indexer, sweeper and scheduler (call it from a running event loop)."""

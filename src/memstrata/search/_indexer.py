@@ -23,7 +23,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from .._background import pause, worker_id
+from .._background import worker_id
 from .._liveness import is_dead
 from ..errors import DiskFull, FlushTimeout, MemstrataError, ProviderError
 from ..providers import Embedder, background
@@ -40,7 +40,6 @@ _STALE_CLAIM_S = 120
 # failed) is no longer taken over at once: if it is what kills the process, the next one
 # waits for the stale claim instead of dying in a fast loop.
 _TAKEOVER_ATTEMPTS = 3
-_IDLE_POLL_S = 1.0
 # A batch is sized to take about this long (from the embedding rate of the last ones; the two
 # batches of a turn run side by side), so a turn of one tenant ends within a few seconds
 # however slow the model or the machine: another tenant's new message waits for that, not for
@@ -283,15 +282,3 @@ class Indexer:
             self.wake.clear()
             self._scan_due = True  # look for unqueued messages again on the next turn
         return done
-
-    async def run(self, stop: asyncio.Event) -> None:
-        """Index this tenant alone while there is work, idle when there is none, back off on
-        errors; returns once ``stop`` is set. (A process's tenants are served together by
-        :class:`~memstrata.search.IndexTurns`.)"""
-        while not stop.is_set():
-            done = await self.turn()
-            if done == 0:
-                # Other processes may queue work too, so poll even without a wake-up.
-                wait = max(self.retry_at - time.monotonic(), 0.0) or _IDLE_POLL_S
-                await pause(stop, wait, None if self.retry_at > time.monotonic()
-                            else self.wake)
