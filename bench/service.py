@@ -157,10 +157,11 @@ def in_threads(path: Path, ids: Sequence[str], args: argparse.Namespace,
 # -- over HTTP -------------------------------------------------------------------------------
 
 
-def make_key(path: Path) -> str:
+def make_key(path: Path, tenant: str = TENANT, env: dict[str, str] | None = None) -> str:
     done = subprocess.run([sys.executable, "-m", "memstrata", "--db", str(path), "keys",
-                           "create", "--tenant", TENANT, "--name", "bench"],
-                          capture_output=True, text=True, check=True)
+                           "create", "--tenant", tenant, "--name", "bench"],
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, **(env or {})})
     found = re.search(r"\bms_[A-Za-z0-9]+_[A-Za-z0-9_-]+", done.stdout)
     if found is None:
         raise RuntimeError(f"no key in the output of keys create: {done.stdout!r}")
@@ -192,14 +193,17 @@ def server_command(path: Path, port: int, tuned: bool) -> list[str]:
 
 
 @contextlib.contextmanager
-def serving(path: Path, work: Path, tuned: bool) -> Iterator[tuple[str, int]]:
+def serving(path: Path, work: Path, tuned: bool,
+            env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
     """The server on the file; yields its URL and process id. Its log goes to a file (a pipe
-    nobody reads would fill and stall it)."""
+    nobody reads would fill and stall it). ``env`` replaces the benchmark's server settings
+    (``SERVER_ENV``)."""
     port = free_port()
     log_path = work / "server.log"
     with log_path.open("wb") as sink:
         proc = subprocess.Popen(server_command(path, port, tuned),
-                                env={**os.environ, **SERVER_ENV}, stdout=sink, stderr=sink)
+                                env={**os.environ, **(SERVER_ENV if env is None else env)},
+                                stdout=sink, stderr=sink)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

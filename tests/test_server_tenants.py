@@ -123,7 +123,8 @@ def test_another_tenants_error_records_are_missing(world: World) -> None:
 def test_lists_and_searches_show_only_the_callers_data(world: World) -> None:
     bob = world.bob
     assert bob.get("/v1/sessions").json() == {"sessions": []}
-    assert bob.get("/v1/stats").json() == {"tenant": "bob", "sessions": 0, "messages": 0}
+    assert bob.get("/v1/stats").json() == {"tenant": "bob", "sessions": 0, "messages": 0,
+                                           "index_backlog": 0}
     for match in ("keyword", "semantic", "hybrid"):
         found = bob.get("/v1/search", params={"q": "lighthouse lantern", "match": match,
                                                "min_score": -1}).json()

@@ -190,7 +190,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How much the tenant holds */
+        /** How much the tenant holds, and what waits to be indexed */
         get: operations["tenant_stats_v1_stats_get"];
         put?: never;
         post?: never;
@@ -925,6 +925,11 @@ export interface components {
             extra: {
                 [key: string]: unknown;
             };
+            /**
+             * Tenant Backlog
+             * @description The whole tenant's messages still waiting to be embedded (this session's included).
+             */
+            tenant_backlog: number;
         };
         /** StatusOut */
         StatusOut: {
@@ -971,6 +976,11 @@ export interface components {
             sessions: number;
             /** Messages */
             messages: number;
+            /**
+             * Index Backlog
+             * @description Messages still waiting to be embedded for semantic search (0 without an embedder).
+             */
+            index_backlog: number;
         };
         /** WireMessage */
         WireMessage: {
