@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import random
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Conn", "Phase", "closed_loop", "own_cpu", "percentile", "process_cpu"]
+__all__ = ["Conn", "Phase", "closed_loop", "own_cpu", "percentile", "process_cpu",
+           "threaded_loop"]
 
 
 class Conn:
@@ -163,4 +165,53 @@ async def closed_loop(name: str, clients: int, seconds: float, call: Call, *,
     cpu_end = cpu()
     if cpu_start is not None and cpu_end is not None:
         phase.cpu_seconds = cpu_end - cpu_start
+    return phase
+
+
+# A blocking call, for the threaded loop: given the client's number and its random source, do
+# one operation; returns an error text, or None.
+BlockingCall = Callable[[int, random.Random], str | None]
+
+
+def _drive_threads(clients: int, seconds: float, call: BlockingCall, phase: Phase | None,
+                   seed: int) -> None:
+    stop_at = time.perf_counter() + seconds
+    lock = threading.Lock()
+
+    def client(n: int) -> None:
+        rng = random.Random(seed * 1000 + n)
+        mine: list[float] = []
+        errors: list[str] = []
+        while time.perf_counter() < stop_at:
+            t = time.perf_counter_ns()
+            error = call(n, rng)
+            mine.append((time.perf_counter_ns() - t) / 1e6)
+            if error is not None:
+                errors.append(error)
+        if phase is not None:
+            with lock:
+                phase.calls += len(mine)
+                phase.latencies_ms.extend(mine)
+                phase.errors.extend(errors)
+
+    threads = [threading.Thread(target=client, args=(n,), daemon=True)
+               for n in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def threaded_loop(name: str, clients: int, seconds: float, call: BlockingCall, *,
+                  warmup_s: float, seed: int = 7) -> Phase:
+    """``closed_loop`` with ``clients`` threads making blocking calls (the way a threaded
+    application or a worker pool calls a library), with this process's CPU time."""
+    phase = Phase(name)
+    if warmup_s > 0:
+        _drive_threads(clients, warmup_s, call, None, seed + 1)
+    cpu_start = time.process_time()
+    start = time.perf_counter()
+    _drive_threads(clients, seconds, call, phase, seed)
+    phase.seconds = time.perf_counter() - start
+    phase.cpu_seconds = time.process_time() - cpu_start
     return phase

@@ -50,7 +50,7 @@ import _peers_mem0
 from _corpus import ABSENT_WORDS, build, chinese_queries, english_queries
 from _peers_embed import SyncEmbedder
 from core import Timing, summarise
-from locomo import DATA, Conversation, Scores, load, search_or_none
+from locomo import DATA, Conversation, Question, Scores, Turn, load, search_or_none
 
 from memstrata import Memory, Settings
 from memstrata.providers import Embedder, HashEmbedder, LocalEmbedder
@@ -58,6 +58,7 @@ from memstrata.types import Role
 
 WINDOW = 20
 SESSION = "peers:chat"
+RECALL_SET = Path(__file__).resolve().parent / "data" / "recall_set.json"
 PEERS: list[Any] = [_peers_mem0, _peers_langchain, _peers_llamaindex]
 PEER_CLASSES: dict[str, Callable[..., Any]] = {
     _peers_mem0.NAME: _peers_mem0.Mem0Peer,
@@ -77,6 +78,8 @@ class SystemResult:
     search_timing: Timing | None = None
     keyword_timing: Timing | None = None
     recall: dict[str, tuple[float, float]] = field(default_factory=dict)
+    own_recall: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """On the held-out set (``data/recall_set.json``), which no system was tuned on."""
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -103,11 +106,24 @@ def workload(messages: int, searches: int, seed: int) -> tuple[list[tuple[str, s
     return turns, queries
 
 
+def load_recall_set(path: Path) -> list[Conversation]:
+    """The held-out set written by ``data/make_recall_set.py``, as LoCoMo's shapes."""
+    out = []
+    for c in json.loads(path.read_text(encoding="utf-8")):
+        conv = Conversation(sample_id=c["sample_id"], speaker_a=c["speaker_a"])
+        conv.turns = [Turn(t["dia_id"], t["speaker"], t["text"], t["at"]) for t in c["turns"]]
+        conv.questions = [Question(q["text"], q["category"], set(q["evidence"]))
+                          for q in c["questions"]]
+        out.append(conv)
+    return out
+
+
 # -- memstrata -----------------------------------------------------------------------------
 
 
 async def run_memstrata(work: Path, emb: Embedder, turns: list[tuple[str, str, str]],
-                        queries: list[str], convs: list[Conversation]) -> SystemResult:
+                        queries: list[str], convs: list[Conversation],
+                        own: list[Conversation]) -> SystemResult:
     res = SystemResult("memstrata", f"context(), window_messages={WINDOW}",
                        "search(): hybrid (default); keyword beside it")
     settings = Settings(summary_cron=None, window_messages=WINDOW, embedder=None)
@@ -145,9 +161,22 @@ async def run_memstrata(work: Path, emb: Embedder, turns: list[tuple[str, str, s
                 res.search_timing = summarise(times)
             else:
                 res.keyword_timing = summarise(times)
-    scores = {"hybrid": Scores(), "keyword": Scores()}
+    res.recall = await memstrata_recall(work, emb, convs, "locomo")
+    res.own_recall = await memstrata_recall(work, emb, own, "own")
+    return res
+
+
+async def memstrata_recall(work: Path, emb: Embedder, convs: list[Conversation],
+                           tag: str) -> dict[str, tuple[float, float]]:
+    """R@5 and R@10 of hybrid and keyword search, each conversation in its own file; "ranked"
+    is hybrid search with the floor off (``min_score=-1``): the ten best by rank, as the peers
+    return them, beside the default that returns only what clears the floor."""
+    scores = {"hybrid": Scores(), "keyword": Scores(), "ranked": Scores()}
+    floors: dict[str, dict[str, Any]] = {"hybrid": {"match": "hybrid"},
+                                         "keyword": {"match": "keyword"},
+                                         "ranked": {"match": "hybrid", "min_score": -1.0}}
     for conv in convs:
-        async with Memory.open(str(work / f"locomo-{conv.sample_id}.db"),
+        async with Memory.open(str(work / f"{tag}-{conv.sample_id}.db"),
                                settings=Settings(summary_cron=None, embedder=None),
                                embedder=emb, background=False) as mem:
             items = [{"role": "user" if t.speaker == conv.speaker_a else "assistant",
@@ -160,16 +189,15 @@ async def run_memstrata(work: Path, emb: Embedder, turns: list[tuple[str, str, s
                     ranked = {}
                     for k in (5, 10):
                         hits = await search_or_none(mem, conv.sample_id, question.text,
-                                                    match=mode, limit=k,
-                                                    exclude_window=False)
+                                                    limit=k, exclude_window=False,
+                                                    **floors[mode])
                         matched = sorted((h for h in hits if h.matched),
                                          key=lambda h: h.rank or 0)
                         ranked[k] = [by_id[h.message.id] for h in matched]
                     sc.add(question, ranked)
         log(f"memstrata: {conv.sample_id} scored")
-    for mode, sc in scores.items():
-        res.recall[mode] = (_pct(sc.recall[5]), _pct(sc.recall[10]))
-    return res
+    return {mode: (_pct(sc.recall[5]), _pct(sc.recall[10]))
+            for mode, sc in scores.items() if sc.recall}
 
 
 def _pct(values: list[float]) -> float:
@@ -179,10 +207,28 @@ def _pct(values: list[float]) -> float:
 # -- peers ---------------------------------------------------------------------------------
 
 
+def peer_recall(name: str, peer: Any, convs: list[Conversation]
+                ) -> dict[str, tuple[float, float]]:
+    """R@5 and R@10 of a peer's search; each message is written as "Speaker: text"."""
+    sc = Scores()
+    for conv in convs:
+        items = [("user" if t.speaker == conv.speaker_a else "assistant", t.speaker,
+                  f"{t.speaker}: {t.text}") for t in conv.turns]
+        ids = peer.add_many(conv.sample_id, items)
+        by_id = {i: t.dia_id for i, t in zip(ids, conv.turns, strict=True)}
+        for question in conv.questions:
+            ranked = [by_id[i] for i in peer.search(conv.sample_id, question.text, 10)]
+            sc.add(question, {5: ranked[:5], 10: ranked})
+        log(f"{name}: {conv.sample_id} scored")
+    return {"search": (_pct(sc.recall[5]), _pct(sc.recall[10]))} if sc.recall else {}
+
+
 def run_peer(module: Any, work: Path, sync: SyncEmbedder, turns: list[tuple[str, str, str]],
-             queries: list[str], convs: list[Conversation]) -> SystemResult:
+             queries: list[str], convs: list[Conversation],
+             own: list[Conversation]) -> SystemResult:
     res = SystemResult(module.NAME, module.CONTEXT_READ, module.SEARCH)
     peer = PEER_CLASSES[module.NAME](work, sync, WINDOW)
+    res.search = getattr(peer, "search_label", module.SEARCH)
     try:
         log(f"{module.NAME}: {len(turns):,} writes, context read before each")
         ctx: list[float] = []
@@ -212,17 +258,8 @@ def run_peer(module: Any, work: Path, sync: SyncEmbedder, turns: list[tuple[str,
             peer.search(SESSION, q, 10)
             times.append(_ms(t0))
         res.search_timing = summarise(times)
-        sc = Scores()
-        for conv in convs:
-            items = [("user" if t.speaker == conv.speaker_a else "assistant", t.speaker,
-                      f"{t.speaker}: {t.text}") for t in conv.turns]
-            ids = peer.add_many(conv.sample_id, items)
-            by_id = {i: t.dia_id for i, t in zip(ids, conv.turns, strict=True)}
-            for question in conv.questions:
-                ranked = [by_id[i] for i in peer.search(conv.sample_id, question.text, 10)]
-                sc.add(question, {5: ranked[:5], 10: ranked})
-            log(f"{module.NAME}: {conv.sample_id} scored")
-        res.recall["search"] = (_pct(sc.recall[5]), _pct(sc.recall[10]))
+        res.recall = peer_recall(module.NAME, peer, convs)
+        res.own_recall = peer_recall(module.NAME, peer, own)
     finally:
         peer.close()
     return res
@@ -272,14 +309,19 @@ def table(results: list[SystemResult]) -> str:
     time_row("search p95", lambda r: r.search_timing.p95 if r.search_timing else None)
     time_row("search p95, memstrata keyword",
              lambda r: r.keyword_timing.p95 if r.keyword_timing else None)
-    for label, key in (("LoCoMo R@5", 0), ("LoCoMo R@10", 1)):
+    for label, key, attr in (("LoCoMo R@5", 0, "recall"), ("LoCoMo R@10", 1, "recall"),
+                             ("held-out set R@5", 0, "own_recall"),
+                             ("held-out set R@10", 1, "own_recall")):
+        if not any(getattr(r, attr) for r in results):
+            continue
         cells = [label]
         for r in results:
-            if not r.recall:
+            got: dict[str, tuple[float, float]] = getattr(r, attr)
+            if not got:
                 cells.append("cannot search")
             else:
-                cells.append(" / ".join(f"{k} {v[key]:.1f}" if len(r.recall) > 1
-                                        else f"{v[key]:.1f}" for k, v in r.recall.items()))
+                cells.append(" / ".join(f"{k} {v[key]:.1f}" if len(got) > 1
+                                        else f"{v[key]:.1f}" for k, v in got.items()))
         rows.append(cells)
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     out = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + " |",
@@ -301,11 +343,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--skip-missing", action="store_true",
                    help="leave out a peer whose package is not installed (smoke test only)")
+    p.add_argument("--recall-set", type=Path, default=RECALL_SET,
+                   help="the held-out recall set (data/make_recall_set.py)")
+    p.add_argument("--headline", action="store_true",
+                   help="the headline's size: 400 messages, 200 searches, the held-out recall "
+                        "set only (no LoCoMo), peers not installed left out")
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
     args = p.parse_args(argv)
+    if args.headline:
+        args.messages, args.searches = min(args.messages, 400), min(args.searches, 200)
+        args.conversations, args.skip_missing = 0, True
     if args.quick:
         args.messages, args.searches = min(args.messages, 300), min(args.searches, 50)
-        args.conversations = args.conversations or 1
+        args.conversations = 1 if args.conversations is None else args.conversations
+        args.messages = min(args.messages, 100) if args.headline else args.messages
 
     peers, skipped = [], {}
     for module in PEERS:
@@ -325,8 +376,10 @@ def main(argv: list[str] | None = None) -> int:
     sync.embed(["warm up"])  # the model loads once, before any timing
     log(f"{emb.model_id}: loaded in {time.perf_counter() - start:.1f} s")
     turns, queries = workload(args.messages, args.searches, args.seed)
-    convs = load(args.conversations, args.data)
+    convs = load(args.conversations, args.data) if args.conversations != 0 else []
+    own = load_recall_set(args.recall_set)
     if args.quick:
+        own = own[:1] + own[-1:]
         for c in convs:
             c.questions = c.questions[:40]
     gc.freeze()  # the harness's data, kept out of the collector's scans
@@ -341,19 +394,22 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="memstrata-peers-"))
     results: list[SystemResult] = []
     try:
-        results.append(asyncio.run(run_memstrata(work, emb, turns, queries, convs)))
+        results.append(asyncio.run(run_memstrata(work, emb, turns, queries, convs, own)))
         for module in peers:
             peer_dir = work / module.NAME
             peer_dir.mkdir()
-            results.append(run_peer(module, peer_dir, sync, turns, queries, convs))
+            results.append(run_peer(module, peer_dir, sync, turns, queries, convs,
+                                    own))
     finally:
         shutil.rmtree(work, ignore_errors=True)
         sync.close()
 
     questions = sum(len(c.questions) for c in convs)
+    held_out = sum(len(c.questions) for c in own)
     print(f"memstrata vs peers: {len(turns):,} messages in one conversation, "
           f"{len(queries):,} searches, LoCoMo {len(convs)} conversations / {questions:,} "
-          f"questions; embedder {emb.model_id} for every system; {os.cpu_count()} CPUs")
+          f"questions, held-out set {len(own)} conversations / {held_out} questions; "
+          f"embedder {emb.model_id} for every system; {os.cpu_count()} CPUs")
     print(table(results))
     print("(x): memstrata's advantage (its rate / the peer's, or the peer's time / "
           "memstrata's); below 1 the peer is ahead")

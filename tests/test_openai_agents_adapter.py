@@ -172,6 +172,13 @@ async def test_closed_session_refuses_calls() -> None:
     session.close()
     with pytest.raises(Closed):
         await session.get_items()
+    # As the SDK's own sessions do: a RuntimeError naming the session's class, and an empty
+    # add is refused too rather than passing as a no-op.
+    with pytest.raises(RuntimeError, match=r"^MemstrataSession is closed \(session 's'\)$"):
+        await session.add_items([])
+    for call in (session.pop_item(), session.clear_session()):
+        with pytest.raises(RuntimeError, match="MemstrataSession is closed"):
+            await call
 
 
 def _text(text: str) -> ResponseOutputMessage:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from server_helpers import make_key, running_server
 
-from memstrata import InvalidInput, Memory, NotFound, Settings
-from memstrata.client import MemoryAPI, RemoteMemory, Unauthorized, Unreachable
+from memstrata import InvalidInput, Memory, NotFound, Settings, SyncMemory
+from memstrata.client import MemoryAPI, RemoteMemory, ServerError, Unauthorized, Unreachable
 from memstrata.providers import HashEmbedder
 
 SETTINGS = Settings(summary_cron=None, window_messages=3)
@@ -154,3 +154,30 @@ async def test_connection_problems(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="not connected"):
         _ = remote.tenant
     await remote.close()
+
+
+async def test_one_prefix_key_serves_each_end_user_as_a_tenant(tmp_path: Path) -> None:
+    served = str(tmp_path / "served.db")
+    key = make_key(served, "shop/*")
+    with running_server(served, settings=SETTINGS) as url:
+        async with RemoteMemory.open(url, key, tenant="shop/alice") as alice, \
+                RemoteMemory.open(url, key, tenant="shop/bob") as bob:
+            assert (alice.tenant, bob.tenant) == ("shop/alice", "shop/bob")
+            stored = await alice.add("cart", "user", "alice wants the red shoes")
+            await bob.add("cart", "user", "bob wants a hat")
+            assert [m.content for m in await alice.recent("cart")] == [
+                "alice wants the red shoes"]
+            assert await bob.message(stored.id) is None
+        blocking = SyncMemory.remote(url, key, tenant="shop/bob")
+        try:
+            assert [m.content for m in blocking.recent("cart")] == ["bob wants a hat"]
+        finally:
+            blocking.close()
+        with pytest.raises(ServerError, match="X-Memstrata-Tenant") as refused:
+            await RemoteMemory.open(url, key)  # a prefix key names no one tenant
+        assert refused.value.status == 403
+        with pytest.raises(ServerError, match="may not act for tenant 'acme'"):
+            await RemoteMemory.open(url, key, tenant="acme")
+    with pytest.raises(InvalidInput) as bad:
+        RemoteMemory(url, key, tenant="shop/a b")  # refused before any request
+    assert bad.value.field == "tenant"

@@ -44,6 +44,10 @@ def test_an_admin_key_makes_lists_and_revokes_keys(tmp_path: Path) -> None:
         key = body["key"]
         assert body["tenant"] == "acme" and body["scopes"] == ["read", "write"]
         assert body["expires_at_iso"].startswith("2200-01-01") and body["rate_per_second"] == 50
+        # Times also as exact decimal strings (a JavaScript number rounds them).
+        assert body["created_at_ns"] == str(body["created_at"])
+        assert body["expires_at_ns"] == str(body["expires_at"])
+        assert body["revoked_at_ns"] is None
         assert http.post("/v1/sessions/s/messages", headers=auth(key), json=MSG
                          ).status_code == 201
         listed = http.get("/v1/admin/keys", headers=auth(admin)).json()["keys"]

@@ -4,9 +4,11 @@ tenant answers exactly as something that does not exist."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,7 +123,8 @@ def test_another_tenants_error_records_are_missing(world: World) -> None:
 def test_lists_and_searches_show_only_the_callers_data(world: World) -> None:
     bob = world.bob
     assert bob.get("/v1/sessions").json() == {"sessions": []}
-    assert bob.get("/v1/stats").json() == {"tenant": "bob", "sessions": 0, "messages": 0}
+    assert bob.get("/v1/stats").json() == {"tenant": "bob", "sessions": 0, "messages": 0,
+                                           "index_backlog": 0}
     for match in ("keyword", "semantic", "hybrid"):
         found = bob.get("/v1/search", params={"q": "lighthouse lantern", "match": match,
                                                "min_score": -1}).json()
@@ -201,3 +204,72 @@ def test_background_indexing_serves_every_tenant(tmp_path: Path) -> None:
             assert found["status"] == "ok"
             assert [h["message"]["content"] for h in found["hits"]] == [
                 f"the {tenant} lighthouse"]
+
+
+async def test_open_tenants_are_bounded_least_recently_used_first(tmp_path: Path) -> None:
+    tenants = await Tenants.open(str(tmp_path / "lru.db"),
+                                 settings=Settings(summary_cron=None, max_open_tenants=2),
+                                 embedder=None, llm=None, decision_llm=None, background=True)
+    try:
+        a = tenants.get("a")
+        await a.add("s", "user", "kept by a")
+        b = tenants.get("b")
+        assert tenants.get("a") is a  # a is now the most recently used
+        c = tenants.get("c")
+        assert tenants.tenants == ["a", "c"]
+        await asyncio.sleep(0)  # the closing runs as its own task
+        with pytest.raises(Closed):
+            await b.sessions()
+        # A closed tenant opens again on its next use, with everything it stored.
+        await c.add("s", "user", "kept by c")
+        again = tenants.get("c")
+        assert again is c
+        with tenants.lease("a") as held_a, tenants.lease("c") as held_c:
+            # Both held: a third tenant goes past the limit rather than close one in use.
+            d = tenants.get("d")
+            assert tenants.tenants == ["a", "c", "d"]
+            await asyncio.sleep(0)
+            assert [m.content for m in await held_a.recent("s")] == ["kept by a"]
+            assert await held_c.sessions() != []
+        # Released: back to the limit, the least recently used idle one gone.
+        assert len(tenants.tenants) == 2 and "d" in tenants.tenants
+        b2 = tenants.get("b")
+        assert b2 is not b and await b2.sessions() == []
+        assert tenants.peek("zzz") is None and tenants.peek("d") is d
+    finally:
+        await tenants.close()
+
+
+def test_a_prefix_key_reaches_more_tenants_than_stay_open(tmp_path: Path) -> None:
+    db = str(tmp_path / "prefix.db")
+    app_key = make_key(db, "shop/*")
+    admin = make_key(db, "*", scopes=["admin"])
+    users = [f"shop/user-{i}" for i in range(6)]
+    settings = Settings(summary_cron=None, max_open_tenants=2)
+    with running_server(db, settings=settings) as url, httpx.Client(base_url=url) as http:
+
+        def as_user(user: str) -> dict[str, str]:
+            return {**auth(app_key), "X-Memstrata-Tenant": user}
+
+        def write_and_read(user: str) -> list[int]:
+            codes = []
+            for turn in range(3):
+                r = http.post("/v1/sessions/s/messages", headers=as_user(user),
+                              json={"role": "user", "content": f"{user} says {turn}"})
+                codes.append(r.status_code)
+                codes.append(http.get("/v1/sessions/s/context", headers=as_user(user)
+                                      ).status_code)
+            return codes
+
+        # Many tenants at once, most past the limit: no request meets a closed tenant.
+        with ThreadPoolExecutor(len(users)) as pool:
+            for codes in pool.map(write_and_read, users):
+                assert set(codes) <= {200, 201}, codes
+        for user in users:
+            page = http.get("/v1/sessions/s/messages", headers=as_user(user)).json()
+            assert [m["content"] for m in page["messages"]] == [
+                f"{user} says {turn}" for turn in (2, 1, 0)]
+        # The metrics list each open tenant's backlog: no more than the limit are open.
+        text = http.get("/metrics", headers=auth(admin)).text
+        assert 1 <= len(re.findall(r'^memstrata_index_backlog\{tenant="shop/', text,
+                                   flags=re.M)) <= 2

@@ -282,13 +282,15 @@ class SyncMemory(_Blocking):
 
     @classmethod
     def remote(cls, url: str, key: str, *, settings: Settings | None = None,
-               timeout: float = 60.0) -> SyncMemory:
+               timeout: float = 60.0, tenant: str | None = None) -> SyncMemory:
         """Connect to a memstrata server as ``RemoteMemory.open`` does, with blocking calls:
         the same methods as over a local file, less those only an operator of the database
         has (``sibling``, ``sweep``, ``reindex``, ``summary``, ``summarize_due``, ``tools``,
-        ``check``). The API key decides the tenant."""
+        ``check``). The API key decides the tenant (``tenant``: the one to act for under a
+        key's tenant prefix)."""
         async def opened() -> RemoteMemory:
-            return await RemoteMemory.open(url, key, settings=settings, timeout=timeout)
+            return await RemoteMemory.open(url, key, settings=settings, timeout=timeout,
+                                           tenant=tenant)
 
         return cls._owning(opened)
 

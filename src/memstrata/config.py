@@ -95,13 +95,14 @@ class Settings:
     key_rate_per_second: float | None = None
     tenant_messages_per_day: int | None = None
     tenant_stored_bytes: int | None = None
+    max_open_tenants: int = 1000
 
     def __post_init__(self) -> None:
         _check_types(self)
         _positive(self, "window_messages", "max_content_chars", "max_history_bytes",
                   "max_turns", "keep_turns", "summary_chunk_chars", "search_limit",
                   "search_limit_max", "error_limit", "error_limit_max", "error_ttl_days",
-                  "temp_idle_minutes", "vector_cache_mb")
+                  "temp_idle_minutes", "vector_cache_mb", "max_open_tenants")
         _non_negative(self, "llm_max_retries", "expand_before", "expand_after",
                       "max_key_decisions", "max_past_discussions")
         if not self.llm_timeout > 0:

@@ -83,8 +83,9 @@ class ProviderError(MemstrataError):
     """An LLM or embedding provider failed (after retrying transient failures)."""
 
 
-class Closed(MemstrataError):
-    """The Memory was used after ``close()``."""
+class Closed(MemstrataError, RuntimeError):
+    """The Memory (or an adapter over it) was used after ``close()``; also a
+    ``RuntimeError``, as using a closed object is in Python's own libraries."""
 
 
 class FlushTimeout(MemstrataError, TimeoutError):

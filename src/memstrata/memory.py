@@ -30,11 +30,12 @@ from ._transfer import Transfer
 from .config import Settings
 from .errormem import ErrorMemory
 from .errors import Closed, InvalidInput, NotFound, StoreError
-from .providers import LLM, Embedder
+from .providers import LLM, Embedder, foreground
 from .search import (
     MATCH_MODES,
     CachedIndex,
     Indexer,
+    IndexTurns,
     LiveIndexes,
     Searcher,
     VectorCache,
@@ -102,6 +103,8 @@ class Memory:
         self._searcher = self._make_searcher()
         self._indexer = (Indexer(store.vectors, embedder, tenant=tenant, clock=clock)
                          if embedder is not None else None)
+        # The loop that indexes, shared by siblings so their tenants are served in turn.
+        self._turns = IndexTurns()
         self._runner = SummaryRunner(store, settings, llm=llm, decision_llm=decision_llm,
                                      clock=clock)
         self._transfer = Transfer(store, max_chars=settings.max_content_chars,
@@ -156,7 +159,8 @@ class Memory:
 
     def sibling(self, tenant: str, *, background: bool = False) -> Memory:
         """A Memory for another tenant of the same database: it shares this one's store,
-        settings, clock, models and search cache (so a model loads once for every tenant).
+        settings, clock, models and search cache (so a model loads once for every tenant), and
+        its indexing loop, which serves the tenants in turn.
         Its ``close()`` stops only its own background work and never closes the shared store,
         which stays open until the Memory that opened it closes. ``background=True`` starts
         its indexer, sweeper and scheduler (call it from a running event loop)."""
@@ -166,6 +170,7 @@ class Memory:
                          embedder=self.embedder, llm=self._llm,
                          decision_llm=self._decision_llm, owns_store=False)
         mem._cache = self._cache  # entries are keyed by tenant, so one cache serves all
+        mem._turns = self._turns  # one indexing loop serves every tenant in turn
         mem._live_indexes = self._live_indexes
         mem._searcher = mem._make_searcher()
         if background:
@@ -180,7 +185,10 @@ class Memory:
         if self._closed:
             return
         self._closed = True
-        await self._background.close(timeout)
+        stopping = [self._background.close(timeout)]
+        if self._indexer is not None:
+            stopping.append(self._turns.leave(self._indexer, timeout))
+        await asyncio.gather(*stopping)
         if self._owns_store:
             await self._store.close()
 
@@ -208,7 +216,7 @@ class Memory:
     def _start_background(self) -> None:
         self._background.start("memstrata-sweeper", self._sweep_loop)
         if self._indexer is not None:
-            self._background.start("memstrata-indexer", self._indexer.run)
+            self._turns.join(self._indexer)
         if self.settings.summary_cron is not None:
             # Cron times are read off this Memory's clock (as leases and back-off are), not
             # the host's; only the sleeps between looks run on the event loop's time.
@@ -228,6 +236,8 @@ class Memory:
                 await self.sweep()
             with contextlib.suppress(Exception):
                 await self.errors.sweep()
+            with contextlib.suppress(Exception):
+                await self._store.tidy_keyword_index()
             await pause(stop, _SWEEP_INTERVAL_S)
 
     async def sweep(self) -> list[str]:
@@ -280,7 +290,7 @@ class Memory:
 
     def _wake_indexer(self) -> None:
         if self._indexer is not None:
-            self._indexer.wake.set()
+            self._indexer.nudge()
 
     async def flush(self, timeout: float | None = None) -> None:
         """Wait until every message written so far is indexed for semantic search.
@@ -363,9 +373,11 @@ class Memory:
         hybrid mode, a query term in the message; when nothing qualifies the list is empty.
         """
         self._scope(session)
-        return await self._searcher.search(session, query, match=match, time_range=time_range,
-                                           limit=limit, exclude_window=exclude_window,
-                                           now=self._clock(), min_score=min_score)
+        with foreground():  # background embedding holds back while a search runs
+            return await self._searcher.search(session, query, match=match,
+                                               time_range=time_range, limit=limit,
+                                               exclude_window=exclude_window,
+                                               now=self._clock(), min_score=min_score)
 
     def match_modes(self) -> list[str]:
         """The match modes this Memory can serve (semantic ones need an embedder)."""
@@ -432,18 +444,21 @@ class Memory:
         return await self._store.sessions(self.tenant)
 
     async def stats(self, session: str) -> SessionStats:
-        """Counts, hot tier, cutoff, cursor and summary cost of one session."""
+        """Counts, hot tier, cutoff, cursor and summary cost of one session, and what waits
+        to be embedded in it and in the whole tenant."""
         self._session(session)
         row = await self._store.session(self.tenant, session)
         if row is None:
             raise NotFound(f"no session {session!r} in tenant {self.tenant!r}")
         summary = await self._store.get_summary(self.tenant, session)
         run = await self._store.runs.state(self.tenant, session)
-        backlog = other = 0
+        backlog = other = tenant = 0
         if self._indexer is not None:
             backlog = await self._indexer.backlog(session)
+            tenant = await self._indexer.backlog()
             other = await self._indexer.other_model_vectors()
-        return SessionStats.of(row, summary, run, backlog=backlog, other_model_vectors=other)
+        return SessionStats.of(row, summary, run, backlog=backlog, other_model_vectors=other,
+                               tenant_backlog=tenant)
 
     async def reset(self, session: str, mode: ResetMode = "summary") -> None:
         """``summary``: summarise everything, then delete the messages and keep the summary

@@ -163,15 +163,19 @@ class SessionStats:
     """Messages with ``id > cutoff`` are hot."""
     cursor: int | None
     index_backlog: int
+    """This session's messages still waiting to be embedded for semantic search."""
     summary_kind: SummaryKind | None
     summary_tokens_in: int
     summary_tokens_out: int
     last_error: str | None
     extra: dict[str, Any] = field(default_factory=dict)
+    tenant_backlog: int = 0
+    """The whole tenant's messages still waiting to be embedded (this session's included).
+    Tenants are indexed in turn, so another tenant's backlog does not hold these up."""
 
     @classmethod
     def of(cls, row: SessionRow, summary: Summary | None, run: RunState, *, backlog: int,
-           other_model_vectors: int) -> SessionStats:
+           other_model_vectors: int, tenant_backlog: int = 0) -> SessionStats:
         """The report assembled from what the store holds about the session."""
         return cls(session=row.id, messages=row.messages, hot_messages=row.hot_messages,
                    hot_bytes=row.hot_bytes, cutoff=row.cutoff,
@@ -179,7 +183,7 @@ class SessionStats:
                    summary_kind=summary.kind if summary else None,
                    summary_tokens_in=summary.tokens_in if summary else 0,
                    summary_tokens_out=summary.tokens_out if summary else 0,
-                   last_error=run.last_error,
+                   last_error=run.last_error, tenant_backlog=tenant_backlog,
                    extra={"summary_due": row.summary_due,
                           "vectors_other_model": other_model_vectors,
                           "summary_failures": run.failures, "summary_retry_at": run.retry_at})

@@ -59,8 +59,6 @@ KNOWN_FAILURES: dict[str, str] = {
         "writes invalid JSON straight into SQLiteSession's tables",
     "test_sqlite_session_get_items_session_settings_limit_skips_corrupt_rows":
         "writes invalid JSON straight into SQLiteSession's tables",
-    "test_sqlite_session_closed_rejects_empty_add_items":
-        "expects SQLiteSession's error text; a closed MemstrataSession raises memstrata.Closed",
     "test_handoff_resume_after_cancelled_compaction_commits":
         "patches SQLiteSession's _insert_items to pause its worker thread before a commit",
     "TestOpenAIResponsesCompactionSession::test_settled_pop_failure_invalidates_response_chain":

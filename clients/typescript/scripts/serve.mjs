@@ -29,22 +29,26 @@ function freePort() {
   });
 }
 
-/** Make an API key for `tenant` in the database file (`memstrata keys create`). */
-export async function makeKey(db, tenant) {
+/** Make an API key for `tenant` in the database file (`memstrata keys create`); `scopes`
+ * default to the CLI's (read and write). */
+export async function makeKey(db, tenant, scopes = []) {
   const { stdout } = await run(python, ["-m", "memstrata", "--db", db, "keys", "create",
-    "--tenant", tenant], { env: { ...process.env, NO_COLOR: "1" } });
+    "--tenant", tenant, ...scopes.flatMap((scope) => ["--scope", scope])],
+  { env: { ...process.env, NO_COLOR: "1" } });
   return stdout.trim();
 }
 
 /**
  * Start `memstrata serve`; resolves once /readyz answers. `tenants` get one key each
- * (`keys[tenant]`); `stop()` sends SIGTERM and waits for the process to exit.
+ * (`keys[tenant]`); `admin` (a tenant or prefix, e.g. "*") gets a key with the admin scope
+ * (`adminKey`); `stop()` sends SIGTERM and waits for the process to exit.
  */
-export async function startServer({ tenants = ["acme"], env = {} } = {}) {
+export async function startServer({ tenants = ["acme"], admin = null, env = {} } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "memstrata-ts-"));
   const db = join(dir, "memory.db");
   const keys = {};
   for (const tenant of tenants) keys[tenant] = await makeKey(db, tenant);
+  const adminKey = admin === null ? null : await makeKey(db, admin, ["admin"]);
   const port = await freePort();
   const child = spawn(python, ["-m", "memstrata", "--db", db, "serve", "--port", String(port)], {
     env: {
@@ -84,5 +88,5 @@ export async function startServer({ tenants = ["acme"], env = {} } = {}) {
     }
     await rm(dir, { recursive: true, force: true });
   }
-  return { url, db, keys, stop };
+  return { url, db, keys, adminKey, stop };
 }

@@ -2,6 +2,7 @@
 import { Context } from "./context.js";
 import { errorFor, UnreachableError } from "./errors.js";
 import { stringify } from "./json.js";
+import { AdminKeys } from "./keys.js";
 import type { components } from "./openapi.js";
 import { nsOf, toNsString } from "./time.js";
 import type {
@@ -17,6 +18,9 @@ export type ClientOptions = {
   baseUrl: string;
   /** An API key (`memstrata keys create --tenant NAME`); it chooses the tenant. */
   apiKey: string;
+  /** The tenant to act for, with a key made for a tenant prefix (`acme/*`): `acme/user-42`.
+   * Sent as `X-Memstrata-Tenant`; leave it out with a key of one tenant. */
+  tenant?: string;
   /** Milliseconds to wait for each answer (default 30,000). */
   timeoutMs?: number;
   /** The fetch to use (default: the global one). */
@@ -92,20 +96,36 @@ export class ErrorMemory {
   }
 }
 
+const TENANT_HEADER = "X-Memstrata-Tenant";
+
 /** One tenant's memory on a memstrata service: every call is one request. */
 export class MemoryClient {
   readonly baseUrl: string;
+  /** The tenant named in each request (`undefined`: the key's own tenant). */
+  readonly tenant: string | undefined;
   readonly errors: ErrorMemory;
+  /** The service's API keys (needs a key with the `admin` scope). */
+  readonly keys: AdminKeys;
+  private readonly options: ClientOptions;
   private readonly apiKey: string;
   private readonly timeoutMs: number;
   private readonly fetcher: typeof fetch;
 
   constructor(options: ClientOptions) {
+    this.options = { ...options };
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.apiKey = options.apiKey;
+    this.tenant = options.tenant;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.fetcher = options.fetch ?? globalThis.fetch;
     this.errors = new ErrorMemory(this);
+    this.keys = new AdminKeys(this);
+  }
+
+  /** The same service and key acting for another tenant under the key's prefix: one
+   * application key (`acme/*`) serves each end user as a tenant of its own. */
+  forTenant(tenant: string): MemoryClient {
+    return new MemoryClient({ ...this.options, tenant });
   }
 
   /** One request; the parsed JSON answer, or the typed exception of an error answer. */
@@ -126,6 +146,7 @@ export class MemoryClient {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.apiKey}`,
       Accept: options.accept ?? JSON_TYPE };
     if (options.type) headers["Content-Type"] = options.type;
+    if (this.tenant !== undefined) headers[TENANT_HEADER] = this.tenant;
     let response: Response;
     try {
       response = await this.fetcher(url, { method, headers, body: options.body,
@@ -135,7 +156,7 @@ export class MemoryClient {
         + `${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
     const text = await response.text();
-    if (!response.ok) throw errorFor(response.status, text, `${method} ${path}`);
+    if (!response.ok) throw errorFor(response.status, text, `${method} ${path}`, response.headers);
     return text;
   }
 
@@ -271,13 +292,27 @@ export class MemoryClient {
 
   // -- health -----------------------------------------------------------------------------
 
-  /** Whether the service is ready (database open, requests served). */
+  /** Whether the service is ready: its database answers a read and requests are served. */
   async ready(): Promise<boolean> {
+    return this.probe("/readyz");
+  }
+
+  /** Whether the service's process is up (it may still be starting; see `ready()`). */
+  async healthy(): Promise<boolean> {
+    return this.probe("/healthz");
+  }
+
+  private async probe(path: string): Promise<boolean> {
     try {
-      await this.call("GET", "/readyz");
+      await this.call("GET", path);
       return true;
     } catch {
       return false;
     }
+  }
+
+  /** The service's metrics in Prometheus text format (needs a key with the `admin` scope). */
+  async metrics(): Promise<string> {
+    return this.send("GET", "/metrics", { accept: "text/plain" });
   }
 }

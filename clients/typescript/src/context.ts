@@ -20,6 +20,9 @@ export class Context {
   readonly systemPrompt: string;
   /** The user message that carries the summary (last of `messages`), if any. */
   readonly turnContext: string | null;
+  /** Messages older than the window that the summary does not cover yet (0 when it covers
+   * them all): above 0, `summarize(session)` brings them in. */
+  readonly unsummarized: number;
 
   constructor(answer: ContextOut) {
     this.session = answer.session;
@@ -29,6 +32,7 @@ export class Context {
     this.summaryKind = answer.summary_kind;
     this.systemPrompt = answer.system_prompt ?? "";
     this.turnContext = answer.turn_context;
+    this.unsummarized = answer.unsummarized ?? 0;
   }
 
   private system(own: string | undefined): string {

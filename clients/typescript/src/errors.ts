@@ -16,15 +16,22 @@ export class MemstrataError extends Error {
   readonly field: string | null;
   /** The error answer as the service sent it (`null` when it was not the service's shape). */
   readonly body: ErrorBody | null;
+  /** The answer's `X-Request-Id`: the service's log tells the operator more under it. */
+  readonly requestId: string | null;
+  /** Seconds the service asked to wait before trying again (`Retry-After`), if it did. */
+  readonly retryAfter: number | null;
 
   constructor(message: string, options: { status?: number; type?: string; field?: string | null;
-    body?: ErrorBody | null; cause?: unknown } = {}) {
+    body?: ErrorBody | null; requestId?: string | null; retryAfter?: number | null;
+    cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = options.status;
     this.type = options.type ?? "";
     this.field = options.field ?? null;
     this.body = options.body ?? null;
+    this.requestId = options.requestId ?? null;
+    this.retryAfter = options.retryAfter ?? null;
   }
 }
 
@@ -32,8 +39,15 @@ export class MemstrataError extends Error {
 export class InvalidInputError extends MemstrataError {}
 /** 404: no such session, message or record in this tenant. */
 export class NotFoundError extends MemstrataError {}
-/** 401: no valid API key (missing, unknown or revoked). */
+/** 401: no valid API key (missing, unknown, revoked or expired). */
 export class UnauthorizedError extends MemstrataError {}
+/** 403: the key is valid but may not do this: a scope it lacks, or a tenant outside its own. */
+export class ForbiddenError extends MemstrataError {}
+/** 409: an idempotency key already stored a message with other content; nothing was written. */
+export class ConflictError extends MemstrataError {}
+/** 429: the key's request rate or the tenant's quota is used up; `retryAfter` says when to
+ * try again. */
+export class RateLimitedError extends MemstrataError {}
 /** 413: the body, or a field of it, is larger than the service accepts. */
 export class TooLargeError extends MemstrataError {}
 /** 502: the service's model provider (embedder or LLM) failed. */
@@ -49,9 +63,12 @@ export class UnreachableError extends MemstrataError {}
 
 const BY_STATUS: Record<number, typeof MemstrataError> = {
   401: UnauthorizedError,
+  403: ForbiddenError,
   404: NotFoundError,
+  409: ConflictError,
   413: TooLargeError,
   422: InvalidInputError,
+  429: RateLimitedError,
   502: ProviderError,
   503: UnavailableError,
   507: DiskFullError,
@@ -65,8 +82,17 @@ function isErrorBody(value: unknown): value is ErrorBody {
     && typeof (error as { message?: unknown }).message === "string";
 }
 
+function seconds(value: string | null): number | null {
+  if (value === null || !/^\s*[0-9]+\s*$/.test(value)) return null;
+  return Number(value);
+}
+
 /** The exception for an error answer (its body already read as text). */
-export function errorFor(status: number, text: string, where: string): MemstrataError {
+export function errorFor(status: number, text: string, where: string,
+  headers?: Headers): MemstrataError {
+  const requestId = headers?.get("x-request-id") ?? null;
+  const retryAfter = seconds(headers?.get("retry-after") ?? null);
+  const ref = requestId && !text.includes(requestId) ? `, request id ${requestId}` : "";
   let parsed: unknown = null;
   try {
     parsed = JSON.parse(text);
@@ -75,9 +101,10 @@ export function errorFor(status: number, text: string, where: string): Memstrata
   if (isErrorBody(parsed)) {
     const { type, message, field } = parsed.error;
     const named = field ? `${field}: ${message}` : message;
-    return new Kind(`${named} (${status} ${type} from ${where})`,
-      { status, type, field: field ?? null, body: parsed });
+    return new Kind(`${named} (${status} ${type} from ${where}${ref})`,
+      { status, type, field: field ?? null, body: parsed, requestId, retryAfter });
   }
   const excerpt = text.replace(/\s+/g, " ").trim().slice(0, 300);
-  return new Kind(`${where} answered ${status}${excerpt ? `: ${excerpt}` : ""}`, { status });
+  return new Kind(`${where} answered ${status}${excerpt ? `: ${excerpt}` : ""}`,
+    { status, requestId, retryAfter });
 }

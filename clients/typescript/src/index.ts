@@ -3,11 +3,13 @@ export { MemoryClient, ErrorMemory } from "./client.js";
 export type { ClientOptions } from "./client.js";
 export { Context } from "./context.js";
 export {
-  DiskFullError, InvalidInputError, MemstrataError, NotFoundError, ProviderError, ServerError,
-  TooLargeError, UnauthorizedError, UnavailableError, UnreachableError,
+  ConflictError, DiskFullError, ForbiddenError, InvalidInputError, MemstrataError, NotFoundError,
+  ProviderError, RateLimitedError, ServerError, TooLargeError, UnauthorizedError,
+  UnavailableError, UnreachableError,
 } from "./errors.js";
+export { AdminKeys } from "./keys.js";
 export type { ErrorBody } from "./errors.js";
-export { nsToDate, toNsString } from "./time.js";
+export { nsToDate, toIsoString, toNsString } from "./time.js";
 export type { TimeInput } from "./time.js";
 export type * from "./types.js";
 export type { components, paths } from "./openapi.js";

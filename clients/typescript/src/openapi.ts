@@ -190,7 +190,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How much the tenant holds */
+        /** How much the tenant holds, and what waits to be indexed */
         get: operations["tenant_stats_v1_stats_get"];
         put?: never;
         post?: never;
@@ -637,16 +637,22 @@ export interface components {
             scopes: string[];
             /**
              * Created At
-             * @description UTC Unix time in nanoseconds.
+             * @description UTC Unix time in nanoseconds. Above 2^53, so a JavaScript JSON.parse rounds it: read the _ns string there.
              */
             created_at: number;
             /** Created At Iso */
             created_at_iso: string;
-            /** Expires At */
+            /**
+             * Expires At
+             * @description UTC Unix time in nanoseconds. Above 2^53, so a JavaScript JSON.parse rounds it: read the _ns string there.
+             */
             expires_at: number | null;
             /** Expires At Iso */
             expires_at_iso: string | null;
-            /** Revoked At */
+            /**
+             * Revoked At
+             * @description UTC Unix time in nanoseconds. Above 2^53, so a JavaScript JSON.parse rounds it: read the _ns string there.
+             */
             revoked_at: number | null;
             /** Revoked At Iso */
             revoked_at_iso: string | null;
@@ -656,6 +662,21 @@ export interface components {
             messages_per_day: number | null;
             /** Stored Bytes */
             stored_bytes: number | null;
+            /**
+             * Created At Ns
+             * @description created_at as a decimal string: exact in every language.
+             */
+            readonly created_at_ns: string;
+            /**
+             * Expires At Ns
+             * @description expires_at as a decimal string: exact in every language.
+             */
+            readonly expires_at_ns: string | null;
+            /**
+             * Revoked At Ns
+             * @description revoked_at as a decimal string: exact in every language.
+             */
+            readonly revoked_at_ns: string | null;
         };
         /** MessageIn */
         MessageIn: {
@@ -759,16 +780,22 @@ export interface components {
             scopes: string[];
             /**
              * Created At
-             * @description UTC Unix time in nanoseconds.
+             * @description UTC Unix time in nanoseconds. Above 2^53, so a JavaScript JSON.parse rounds it: read the _ns string there.
              */
             created_at: number;
             /** Created At Iso */
             created_at_iso: string;
-            /** Expires At */
+            /**
+             * Expires At
+             * @description UTC Unix time in nanoseconds. Above 2^53, so a JavaScript JSON.parse rounds it: read the _ns string there.
+             */
             expires_at: number | null;
             /** Expires At Iso */
             expires_at_iso: string | null;
-            /** Revoked At */
+            /**
+             * Revoked At
+             * @description UTC Unix time in nanoseconds. Above 2^53, so a JavaScript JSON.parse rounds it: read the _ns string there.
+             */
             revoked_at: number | null;
             /** Revoked At Iso */
             revoked_at_iso: string | null;
@@ -783,6 +810,21 @@ export interface components {
              * @description The key itself: shown only now, never again.
              */
             key: string;
+            /**
+             * Created At Ns
+             * @description created_at as a decimal string: exact in every language.
+             */
+            readonly created_at_ns: string;
+            /**
+             * Expires At Ns
+             * @description expires_at as a decimal string: exact in every language.
+             */
+            readonly expires_at_ns: string | null;
+            /**
+             * Revoked At Ns
+             * @description revoked_at as a decimal string: exact in every language.
+             */
+            readonly revoked_at_ns: string | null;
         };
         /** ReadOut */
         ReadOut: {
@@ -883,6 +925,11 @@ export interface components {
             extra: {
                 [key: string]: unknown;
             };
+            /**
+             * Tenant Backlog
+             * @description The whole tenant's messages still waiting to be embedded (this session's included).
+             */
+            tenant_backlog: number;
         };
         /** StatusOut */
         StatusOut: {
@@ -929,6 +976,11 @@ export interface components {
             sessions: number;
             /** Messages */
             messages: number;
+            /**
+             * Index Backlog
+             * @description Messages still waiting to be embedded for semantic search (0 without an embedder).
+             */
+            index_backlog: number;
         };
         /** WireMessage */
         WireMessage: {

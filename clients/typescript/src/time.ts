@@ -40,3 +40,11 @@ export function nsOf(text: string | null): bigint | null;
 export function nsOf(text: string | null): bigint | null {
   return text === null ? null : BigInt(text);
 }
+
+/** The time as RFC 3339 in UTC with microseconds (what the service's datetime fields take). */
+export function toIsoString(at: TimeInput, field = "at"): string {
+  const ns = BigInt(toNsString(at, field));
+  const seconds = ns / 1_000_000_000n;
+  const micros = ((ns % 1_000_000_000n) / 1_000n).toString().padStart(6, "0");
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${micros}Z`;
+}

@@ -54,7 +54,8 @@ export type AddOptions = {
   at?: TimeInput;
   /** Any JSON object kept with the message. */
   meta?: Record<string, unknown> | null;
-  /** Idempotency key: a message stored under it before is returned instead of stored again. */
+  /** Idempotency key: the same message stored under it before is returned instead of stored
+   * again; other content under a used key is a `ConflictError` (409). */
   key?: string | null;
 };
 
@@ -82,3 +83,32 @@ export type SearchOptions = {
 };
 
 export type ListOptions = { beforeId?: number; limit?: number; timeRange?: TimeRange };
+
+/** What a key may do: `read` memory, `write` it, or manage keys (`admin`). */
+export type Scope = "read" | "write" | "admin";
+
+/** An API key as the service lists it (never its secret), with exact bigint times. */
+export type ApiKey = Omit<Schemas["KeyOut"], "created_at" | "expires_at" | "revoked_at">
+  & { created_at: bigint; expires_at: bigint | null; revoked_at: bigint | null };
+
+/** A key just made: its record and the secret itself (`key`), shown this once only. */
+export type NewApiKey = ApiKey & { key: string };
+
+/** A key to make (`keys.create`). */
+export type KeyOptions = {
+  /** The tenant the key opens, or a prefix ending in `*` (`acme/*`): requests then name their
+   * tenant (`new MemoryClient({ tenant })`), each a tenant of its own. */
+  tenant: string;
+  /** A label to recognise the key by. */
+  name?: string | null;
+  /** What it may do (default: read and write). */
+  scopes?: Scope[];
+  /** When it stops working: nanoseconds (bigint or decimal string) or a Date (default: never). */
+  expiresAt?: TimeInput | null;
+  /** Requests per second it may make (default: the service's setting). */
+  ratePerSecond?: number | null;
+  /** Messages each of its tenants may add per UTC day. */
+  messagesPerDay?: number | null;
+  /** Bytes of message text each of its tenants may keep. */
+  storedBytes?: number | null;
+};

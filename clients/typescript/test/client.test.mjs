@@ -139,6 +139,7 @@ describe("context and search", () => {
     await mem.add("plain-ctx", "user", "hello");
     const ctx = await mem.context("plain-ctx");
     assert.equal(ctx.summary, null);
+    assert.equal(ctx.unsummarized, 0);
     assert.equal(ctx.toOpenAI().length, 1);
     assert.match(ctx.toOpenAI()[0].content, /hello$/);
     assert.deepEqual(ctx.toAnthropic().system, "");
@@ -176,7 +177,9 @@ describe("sessions", () => {
     assert.ok(tenant.messages >= 8);
     const none = await mem.summary("life");
     assert.deepEqual([none.summary, none.created_at], [null, null]);
+    assert.equal((await mem.context("life")).unsummarized, 4); // older than the window of 4
     const made = await mem.summarize("life");
+    assert.equal((await mem.context("life")).unsummarized, 0);
     assert.match(JSON.stringify(made), /plan step one/);
     const summary = await mem.summary("life");
     assert.equal(summary.kind, "digest");

@@ -31,18 +31,49 @@ test("docs/integrations.md shows examples/openai-fetch.ts as it is", async () =>
   assert.equal(shown, example);
 });
 
-test("the agent loop runs against memstrata serve", async () => {
-  const source = await readFile(join(root, "examples/agent.ts"), "utf8");
+test("the README shows examples/tenants.ts as it is", async () => {
+  const readme = await readFile(join(root, "README.md"), "utf8");
+  const example = await readFile(join(root, "examples/tenants.ts"), "utf8");
+  const shown = readme.split("<!-- example: examples/tenants.ts -->\n```ts\n")[1]
+    ?.split("```\n")[0];
+  assert.equal(shown, example);
+});
+
+/** An example compiled to JavaScript inside the package (so `import … from "memstrata"`
+ * resolves to it, as for a user), then run with `env`; its standard output. */
+async function runExample(name, env) {
+  const source = await readFile(join(root, `examples/${name}.ts`), "utf8");
   const js = ts.transpileModule(source, { compilerOptions: {
     module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
-  // Inside the package, so `import … from "memstrata"` resolves to it, as for a user.
   await mkdir(join(root, "build"), { recursive: true });
-  const script = join(root, "build/agent.mjs");
+  const script = join(root, `build/${name}.mjs`);
   await writeFile(script, js);
+  const { stdout } = await run(process.execPath, [script], { env: { ...process.env, ...env } });
+  return stdout;
+}
+
+test("the tenants example runs against memstrata serve", async () => {
+  const server = await startServer({ tenants: [], admin: "*" });
+  try {
+    const stdout = await runExample("tenants", { MEMSTRATA_URL: server.url,
+      MEMSTRATA_ADMIN_KEY: server.adminKey });
+    assert.match(stdout, /^made key [a-z0-9]{8} for shop\/\*\n/);
+    assert.match(stdout, /\nshop\/alice: alice asks where the order is\n/);
+    assert.match(stdout, /\nshop\/bob: bob asks where the order is\n/);
+    assert.match(stdout, /\nstorefront\n$/);
+    const admin = new MemoryClient({ baseUrl: server.url, apiKey: server.adminKey });
+    const [key] = await admin.keys.list({ tenant: "shop/*" });
+    assert.equal(typeof key.revoked_at, "bigint");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("the agent loop runs against memstrata serve", async () => {
   const server = await startServer({ tenants: ["alice"] });
   try {
-    const { stdout } = await run(process.execPath, [script], { env: { ...process.env,
-      MEMSTRATA_URL: server.url, MEMSTRATA_KEY: server.keys.alice } });
+    const stdout = await runExample("agent", { MEMSTRATA_URL: server.url,
+      MEMSTRATA_KEY: server.keys.alice });
     assert.match(stdout, /> I'd like to visit Hualien\.\nNoted \(1 in context\): I'd like/);
     assert.match(stdout, /> Where am I going\?\nNoted \(5 in context\): Where am I going\?/);
     assert.match(stdout, /6 messages stored, the newest at \d{19} ns/);

@@ -67,7 +67,9 @@ class MemstrataSession:
 
     def _live(self) -> History:
         if self._closed:
-            raise Closed(f"MemstrataSession {self.session_id!r} is closed")
+            # The Agents SDK's sessions say "<their class> is closed" in a RuntimeError;
+            # Closed is one, and a subclass of this session names itself the same way.
+            raise Closed(f"{type(self).__name__} is closed (session {self.session_id!r})")
         return self._memory
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:

@@ -40,6 +40,7 @@ _STATS_LEGEND = (
     ("cutoff", "the id up to which messages are in the archive only (0: none yet)"),
     ("cursor", "the id of the newest message the summary covers"),
     ("index_backlog", "messages still waiting to be embedded for semantic search"),
+    ("tenant_backlog", "the same for every session of the tenant"),
 )
 
 

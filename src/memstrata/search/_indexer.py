@@ -23,10 +23,10 @@ import logging
 import time
 from collections.abc import Callable
 
-from .._background import pause, worker_id
+from .._background import worker_id
 from .._liveness import is_dead
 from ..errors import DiskFull, FlushTimeout, MemstrataError, ProviderError
-from ..providers import Embedder
+from ..providers import Embedder, background
 from ..store import VectorStore
 from ..types import Claimed
 from ._fusion import embedding_keys, vector_dim, vector_model
@@ -40,7 +40,12 @@ _STALE_CLAIM_S = 120
 # failed) is no longer taken over at once: if it is what kills the process, the next one
 # waits for the stale claim instead of dying in a fast loop.
 _TAKEOVER_ATTEMPTS = 3
-_IDLE_POLL_S = 1.0
+# A batch is sized to take about this long (from the embedding rate of the last ones; the two
+# batches of a turn run side by side), so a turn of one tenant ends within a few seconds
+# however slow the model or the machine: another tenant's new message waits for that, not for
+# 256 messages of embedding.
+_BATCH_TARGET_S = 2.0
+_MIN_BATCH = 4
 _CLAIMED_POLL_S = 0.05
 _MAX_BACKOFF_S = 60.0
 # Ids looked at per catch-up transaction: bounds how long one holds the write lock.
@@ -69,6 +74,13 @@ class Indexer:
         self._clock = clock
         self.worker = worker_id()
         self.wake = asyncio.Event()
+        """Set when the tenant has new work (a write, a re-index)."""
+        self.bell: asyncio.Event | None = None
+        """Also set on new work: the wake-up of the loop serving this indexer in turns."""
+        self.retry_at = 0.0
+        """``time.monotonic()`` before which a failing embedder is not tried again."""
+        self._delay = 1.0
+        self._rate: float | None = None  # messages a second of a batch, smoothed
         self.last_error: str | None = None
         self.indexed = 0
         self._steps = 0
@@ -86,12 +98,15 @@ class Indexer:
         # step at once, and each must see only its own batch.
         self._steps += 1
         token = f"{self.worker}#{self._steps}"
-        claimed = await self._vectors.claim(token, tenant=self._tenant, limit=self._batch,
+        claimed = await self._vectors.claim(token, tenant=self._tenant, limit=self.batch_limit,
                                             now=now, stale_before=now - _STALE_CLAIM_S * 10**9)
         if not claimed:
             return 0
+        started = time.monotonic()
         try:
-            matrix = await self._embedder.embed([t for c in claimed for t in embed_texts(c)])
+            with background():  # searches go first (providers._lane)
+                matrix = await self._embedder.embed([t for c in claimed
+                                                     for t in embed_texts(c)])
         except asyncio.CancelledError:
             # Closing mid-batch: hand the batch back now rather than leaving it claimed until
             # the claim goes stale.
@@ -116,7 +131,20 @@ class Indexer:
             raise
         self.last_error = None
         self.indexed += stored
+        self._learn(len(claimed), time.monotonic() - started)
         return max(stored, 1)
+
+    @property
+    def batch_limit(self) -> int:
+        """How many messages the next batch claims: ``batch_size``, or fewer when the last
+        batches show it would take longer than about two seconds."""
+        if self._rate is None:
+            return self._batch
+        return max(_MIN_BATCH, min(self._batch, int(self._rate * _BATCH_TARGET_S)))
+
+    def _learn(self, messages: int, seconds: float) -> None:
+        rate = messages / max(seconds, 1e-3)
+        self._rate = rate if self._rate is None else 0.5 * self._rate + 0.5 * rate
 
     async def take_over_dead(self) -> int:
         """Give back the tenant's messages claimed by indexers that provably died on this
@@ -217,8 +245,18 @@ class Indexer:
         """Drop the tenant's vectors and queue every hot message again; returns the backlog."""
         assert self._tenant is not None, "re-indexing is done one tenant at a time"
         queued = await self._vectors.requeue(self._tenant)
-        self.wake.set()
+        self.nudge()
         return queued
+
+    def nudge(self) -> None:
+        """Say there is new work (written by this process)."""
+        self.wake.set()
+        if self.bell is not None:
+            self.bell.set()
+
+    @property
+    def tenant(self) -> str | None:
+        return self._tenant
 
     async def other_model_vectors(self) -> int:
         """The tenant's vectors made by another model than this indexer's (to re-index)."""
@@ -226,24 +264,21 @@ class Indexer:
         return await self._vectors.other_model_count(self._tenant,
                                                      vector_model(self._embedder.model_id))
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """The background loop: index while there is work, idle when there is none, back off
-        on errors; returns once ``stop`` is set."""
-        delay = 1.0
-        while not stop.is_set():
-            try:
-                done = await self.steps()
-                if done == 0 and await self.take_over_dead():
-                    done = 1  # a dead indexer's batches came back: index them now
-                delay = 1.0
-            except ProviderError:
-                await pause(stop, delay)
-                delay = min(delay * 2, _MAX_BACKOFF_S)
-                continue
-            except MemstrataError:
-                done = 0  # a busy or closing database: try again on the next tick
-            if done == 0:
-                self.wake.clear()
-                self._scan_due = True  # look for unqueued messages again on the next turn
-                # Other processes may queue work too, so poll even without a wake-up.
-                await pause(stop, _IDLE_POLL_S, self.wake)
+    async def turn(self) -> int:
+        """One turn of background indexing: up to two batches; returns how many messages
+        they stored (0: nothing to do, or a failure, after which ``retry_at`` is set)."""
+        try:
+            done = await self.steps()
+            if done == 0 and await self.take_over_dead():
+                done = 1  # a dead indexer's batches came back: index them now
+            self._delay = 1.0
+        except ProviderError:
+            self.retry_at = time.monotonic() + self._delay
+            self._delay = min(self._delay * 2, _MAX_BACKOFF_S)
+            return 0
+        except MemstrataError:
+            done = 0  # a busy or closing database: try again on the next tick
+        if done == 0:
+            self.wake.clear()
+            self._scan_due = True  # look for unqueued messages again on the next turn
+        return done

@@ -13,6 +13,7 @@ routes ``admin``; a request outside its key's scope or tenants is 403.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -119,11 +120,13 @@ async def admit(request: Request, scope: str) -> Caller:
 
 async def memory_for(request: Request,
                      _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-                     ) -> Memory:
-    """The caller's tenant's Memory (a FastAPI dependency of every ``/v1`` route)."""
+                     ) -> AsyncIterator[Memory]:
+    """The caller's tenant's Memory (a FastAPI dependency of every ``/v1`` route), held open
+    until the answer has been sent (a streamed export's too)."""
     scope = "read" if request.method in _READING else "write"
     caller = await admit(request, scope)
-    return tenants_of(request).get(caller.tenant)
+    with tenants_of(request).lease(caller.tenant) as memory:
+        yield memory
 
 
 async def admin_for(request: Request,

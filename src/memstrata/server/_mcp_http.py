@@ -10,6 +10,7 @@ lifespan, after the tenants open and before they close.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import anyio
@@ -58,14 +59,19 @@ class _Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
-        try:
-            # The tools read and write, so MCP needs a key that may do both.
-            caller = await admit(request, "read")
-            check_scope(caller, "write")
-            tenant = caller.tenant
-        except MemstrataError as exc:
-            await answer_for(exc)(scope, receive, send)
-            return
+        with contextlib.ExitStack() as held:
+            try:
+                # The tools read and write, so MCP needs a key that may do both.
+                caller = await admit(request, "read")
+                check_scope(caller, "write")
+                # The tenant's Memory stays open while its tools run (see Tenants.lease).
+                held.enter_context(tenants_of(request).lease(caller.tenant))
+            except MemstrataError as exc:
+                await answer_for(exc)(scope, receive, send)
+                return
+            await self._serve(scope, receive, send, caller.tenant)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send, tenant: str) -> None:
         # The SDK binds an MCP session to the principal in scope["user"]; the tenant is that
         # principal (the key itself is not kept).
         user = AuthenticatedUser(AccessToken(token="", client_id=tenant, subject=tenant,

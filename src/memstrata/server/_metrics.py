@@ -118,13 +118,13 @@ def add_metrics_route(app: FastAPI, metrics: Metrics) -> None:
         gauge = Gauge("memstrata_index_backlog", "Messages waiting for their embedding, per "
                       "open tenant.", ("tenant",), registry=backlog)
         for tenant in tenants.tenants:
-            if not within(caller.key.tenant, tenant):
+            memory = tenants.peek(tenant)  # a scrape is no use: it keeps no tenant open
+            if memory is None or not within(caller.key.tenant, tenant):
                 continue
             try:
-                count = await asyncio.wait_for(tenants.get(tenant).index_backlog(),
-                                               _BACKLOG_TIMEOUT_S)
-            except (TimeoutError, MemstrataError):  # a database that does not answer
-                continue
+                count = await asyncio.wait_for(memory.index_backlog(), _BACKLOG_TIMEOUT_S)
+            except (TimeoutError, MemstrataError):  # a database that does not answer, or
+                continue                            # a tenant closed meanwhile
             gauge.labels(tenant).set(count)
         body = generate_latest(metrics.registry) + generate_latest(backlog)
         return Response(body, media_type=CONTENT_TYPE)

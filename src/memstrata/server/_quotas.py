@@ -5,8 +5,9 @@ holding one second's worth of requests (at least one): a request finding it empt
 ``Retry-After``. A tenant's quotas (``messages_per_day`` and ``stored_bytes`` of the key, else
 the ``tenant_messages_per_day`` and ``tenant_stored_bytes`` settings) are checked before each
 request that adds messages, against what the tenant holds (read from the store at most once a
-second per tenant); the day's messages count from the tenant's holding at its first write of
-the UTC day in this process (messages deleted that day give their place back). All of it is
+second per tenant, each request let through counting as one message meanwhile); the day's
+messages count from the tenant's holding at its first write of the UTC day in this process
+(messages deleted that day give their place back). All of it is
 held in the process: several processes over one PostgreSQL database each apply the limits on
 their own.
 """
@@ -101,6 +102,10 @@ class Limits:
             until = _DAY_S - int(self._wall()) % _DAY_S
             raise RateLimited(f"tenant {caller.tenant!r} added its {per_day:,} messages of "
                               "the day (UTC)", until)
+        # Until the next read of the holding, each request let through counts as the one
+        # message it adds at least: a burst of adds within that second stops at the quota
+        # (a batch counts as one until then).
+        usage.messages += 1
 
     async def _current(self, tenant: str) -> _Usage:
         now = self._clock()

@@ -11,11 +11,11 @@ from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from ..types import ApiKey
 from ._auth import Caller, admin_for, tenants_of
-from ._schemas import AUTHED, BODY, errors, iso
+from ._schemas import _NS_DOC, _NS_SCHEMA, AUTHED, BODY, _ns_doc, errors, iso
 
 __all__ = ["router"]
 
@@ -52,15 +52,34 @@ class KeyOut(BaseModel):
     tenant: str
     name: str | None
     scopes: list[str]
-    created_at: int = Field(description="UTC Unix time in nanoseconds.")
+    created_at: int = Field(description=_NS_DOC)
     created_at_iso: str
-    expires_at: int | None
+    expires_at: int | None = Field(description=_NS_DOC)
     expires_at_iso: str | None
-    revoked_at: int | None
+    revoked_at: int | None = Field(description=_NS_DOC)
     revoked_at_iso: str | None
     rate_per_second: float | None
     messages_per_day: int | None
     stored_bytes: int | None
+
+    # The times also as decimal strings, exact where JSON numbers stop at 2^53 (JavaScript).
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("created_at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def created_at_ns(self) -> str:
+        return str(self.created_at)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("expires_at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def expires_at_ns(self) -> str | None:
+        return None if self.expires_at is None else str(self.expires_at)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description=_ns_doc("revoked_at"), json_schema_extra=_NS_SCHEMA)
+    @property
+    def revoked_at_ns(self) -> str | None:
+        return None if self.revoked_at is None else str(self.revoked_at)
 
 
 class NewKeyOut(KeyOut):

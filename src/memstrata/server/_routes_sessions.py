@@ -59,11 +59,12 @@ async def list_sessions(mem: Mem) -> SessionListOut:
 
 
 @router.get("/stats", response_model=TenantStatsOut, responses=errors(*AUTHED),
-            summary="How much the tenant holds")
+            summary="How much the tenant holds, and what waits to be indexed")
 async def tenant_stats(mem: Mem) -> TenantStatsOut:
     sessions = await mem.sessions()
     return TenantStatsOut(tenant=mem.tenant, sessions=len(sessions),
-                          messages=sum(s.messages for s in sessions))
+                          messages=sum(s.messages for s in sessions),
+                          index_backlog=await mem.index_backlog())
 
 
 @router.get("/sessions/{session}", response_model=StatsOut, responses=errors(*AUTHED, 404),
@@ -75,7 +76,7 @@ async def session_stats(session: SessionId, mem: Mem) -> StatsOut:
                     cutoff=stats.cutoff, cursor=stats.cursor, index_backlog=stats.index_backlog,
                     summary_kind=stats.summary_kind, summary_tokens_in=stats.summary_tokens_in,
                     summary_tokens_out=stats.summary_tokens_out, last_error=stats.last_error,
-                    extra=stats.extra)
+                    extra=stats.extra, tenant_backlog=stats.tenant_backlog)
 
 
 @router.get("/sessions/{session}/summary", response_model=SummaryOut,

@@ -372,12 +372,16 @@ class StatsOut(BaseModel):
     summary_tokens_out: int
     last_error: str | None
     extra: dict[str, Any]
+    tenant_backlog: int = Field(description="The whole tenant's messages still waiting to be "
+                                            "embedded (this session's included).")
 
 
 class TenantStatsOut(BaseModel):
     tenant: str
     sessions: int
     messages: int
+    index_backlog: int = Field(description="Messages still waiting to be embedded for "
+                                           "semantic search (0 without an embedder).")
 
 
 class SummaryOut(BaseModel):

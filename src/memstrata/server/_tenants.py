@@ -6,13 +6,22 @@ loads on its first use, for every tenant at once). Each tenant gets its own ``Me
 own background work (indexer, sweeper, summary scheduler). Tenants are made on first use, and
 at start for every tenant that holds a valid key, so a backlog left by the last run is indexed
 and summarised without waiting for a request.
+
+At most ``Settings.max_open_tenants`` Memories stay open (a key for a tenant prefix reaches
+any number of tenants): past it the least recently used one that no request holds is closed,
+and made again on its next use. A request holds its tenant's Memory with :meth:`lease` for as
+long as it runs, so nothing is closed under it; what the closed one left to index or
+summarise is picked up when it opens again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
 
 from .._keys import ApiKeys
 from .._opening import UNSET, Unset, choose_models
@@ -41,7 +50,10 @@ class Tenants:
         """The service's API keys."""
         self._root = root
         self._background = background
-        self._memories: dict[str, Memory] = {}
+        self._limit = root.settings.max_open_tenants
+        self._memories: OrderedDict[str, Memory] = OrderedDict()  # least recently used first
+        self._held: Counter[str] = Counter()
+        self._closing: set[asyncio.Task[None]] = set()
         self._closed = False
 
     @classmethod
@@ -65,7 +77,8 @@ class Tenants:
         try:
             for key in await tenants.keys.list():
                 # A prefix key's tenants are made as requests name them.
-                if key.revoked_at is None and not key.is_prefix:
+                if (key.revoked_at is None and not key.is_prefix
+                        and len(tenants.tenants) < tenants._limit):
                     tenants.get(key.tenant)
         except BaseException:
             await tenants.close()
@@ -79,18 +92,56 @@ class Tenants:
 
     @property
     def tenants(self) -> list[str]:
-        """The tenants with a Memory so far."""
+        """The tenants with an open Memory."""
         return sorted(self._memories)
 
     def get(self, tenant: str) -> Memory:
-        """The tenant's Memory (made, with its background work, on first use)."""
+        """The tenant's Memory (made, with its background work, on first use). For a use
+        that awaits, :meth:`lease` keeps it from being closed meanwhile."""
         if self._closed:
             raise NotReady("the service is shutting down")
         mem = self._memories.get(tenant)
         if mem is None:
             mem = self._root.sibling(tenant, background=self._background)
             self._memories[tenant] = mem
+            self._trim(keep=tenant)
+        else:
+            self._memories.move_to_end(tenant)
         return mem
+
+    def peek(self, tenant: str) -> Memory | None:
+        """The tenant's Memory if it is open, without making it or counting it as a use."""
+        return self._memories.get(tenant)
+
+    @contextlib.contextmanager
+    def lease(self, tenant: str) -> Iterator[Memory]:
+        """The tenant's Memory, kept open until the ``with`` block ends."""
+        mem = self.get(tenant)
+        self._held[tenant] += 1
+        try:
+            yield mem
+        finally:
+            self._held[tenant] -= 1
+            if not self._held[tenant]:
+                del self._held[tenant]
+                self._trim()
+
+    def _trim(self, keep: str | None = None) -> None:
+        """Close the least recently used Memories no request holds (nor ``keep``, about to
+        be used), down to the limit; a held one stays, past it, until its last request
+        ends."""
+        excess = len(self._memories) - self._limit
+        if excess <= 0 or self._closed:
+            return
+        idle = [t for t in self._memories if not self._held[t] and t != keep][:excess]
+        for tenant in idle:
+            mem = self._memories.pop(tenant)
+            task = asyncio.get_running_loop().create_task(mem.close())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+        if idle:
+            log.debug("closed %d idle tenant(s) past max_open_tenants=%d", len(idle),
+                      self._limit)
 
     async def close(self) -> None:
         """Stop every tenant's background work (each within its bound), then close the
@@ -98,9 +149,10 @@ class Tenants:
         if self._closed:
             return
         self._closed = True
-        memories, self._memories = list(self._memories.values()), {}
+        memories, self._memories = list(self._memories.values()), OrderedDict()
         try:
-            await asyncio.gather(*(m.close() for m in memories), return_exceptions=True)
+            await asyncio.gather(*(m.close() for m in memories), *self._closing,
+                                 return_exceptions=True)
             await self._root.close()
         finally:
             await self.store.close()

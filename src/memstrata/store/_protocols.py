@@ -129,6 +129,12 @@ class MessageStore(Protocol):
         """Problems found by SQLite's and FTS5's own checks (empty when healthy)."""
         ...
 
+    async def tidy_keyword_index(self, seconds: float = 1.0) -> bool:
+        """Upkeep of the full-text index for about ``seconds`` (the sweeper runs it): what
+        keeps keyword search in a session as fast in a large database as in a small one.
+        ``True`` when work remains."""
+        ...
+
 
 class VectorStore(Protocol):
     """The indexer's queue and the vectors of hot messages.

@@ -22,6 +22,8 @@ function markSummarised(item, cursor) {
 function statsLine(stats) {
   const parts = [plural(stats.messages, "message"), `${count(stats.hot_messages)} hot`];
   if (stats.index_backlog) parts.push(`${count(stats.index_backlog)} waiting to be indexed`);
+  const elsewhere = (stats.tenant_backlog || 0) - (stats.index_backlog || 0);
+  if (elsewhere > 0) parts.push(`${count(elsewhere)} more waiting in other sessions`);
   const failed = stats.last_error
     ? h("span", { class: "error-inline" }, ` · last summary error: ${stats.last_error}`) : null;
   return h("p", { class: "muted stats" }, parts.join(" · "), failed);

@@ -16,7 +16,7 @@ export async function showSessions(ctx) {
   const list = h("ul", { class: "sessions", "aria-busy": "true" });
   fill(ctx.view, h("h1", {}, "Sessions"), list);
   try {
-    const { sessions } = await get("/v1/sessions");
+    const [{ sessions }, tenant] = await Promise.all([get("/v1/sessions"), get("/v1/stats")]);
     if (!ctx.alive()) return;
     list.removeAttribute("aria-busy");
     if (!sessions.length) {
@@ -25,7 +25,10 @@ export async function showSessions(ctx) {
       return;
     }
     fill(list, sessions.map(row));
-    ctx.view.insertBefore(h("p", { class: "muted" }, plural(sessions.length, "session")), list);
+    const waiting = tenant.index_backlog
+      ? ` · ${plural(tenant.index_backlog, "message")} waiting to be indexed` : "";
+    ctx.view.insertBefore(h("p", { class: "muted tenant-stats" },
+      plural(sessions.length, "session") + waiting), list);
   } catch (err) {
     list.removeAttribute("aria-busy");
     ctx.fail(err);

@@ -14,7 +14,7 @@ import sqlite3
 
 from ...text import bigram_text
 
-__all__ = ["FTS_BODY", "fts_body", "register", "scope_token", "scope_tokens"]
+__all__ = ["FTS_BODY", "fts_body", "register", "scope_token", "scope_tokens", "tenant_token"]
 
 FTS_BODY = "memstrata_fts_body"
 
@@ -29,9 +29,14 @@ def scope_token(tenant: str, session: str) -> str:
     return "s" + (tenant + "\x1f" + session).encode().hex().upper()
 
 
+def tenant_token(tenant: str) -> str:
+    """The tenant's token in the index's scope column, as a tenant-wide query names it."""
+    return "t" + tenant.encode().hex().upper()
+
+
 def scope_tokens(tenant: str, session: str) -> str:
     """The scope column of a row (``_schema.SCOPE_SQL`` in Python): tenant and session."""
-    return "t" + tenant.encode().hex().upper() + " " + scope_token(tenant, session)
+    return tenant_token(tenant) + " " + scope_token(tenant, session)
 
 
 def register(c: sqlite3.Connection) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 __all__ = ["MIGRATIONS", "SCOPE_SQL"]
 
 # The scope tokens of a row, as SQL over columns named tenant/session: one for the tenant and
-# one for the session. Queries use the session's; the tenant's is kept because BM25 counts a
-# row's length over all its columns, so dropping it would shift every score.
+# one for the session. A session's keyword search names the session's token, a tenant-wide one
+# the tenant's (``_keyword_sql``).
 SCOPE_SQL = "'t' || hex({p}tenant) || ' s' || hex({p}tenant || char(31) || {p}session)"
 
 _BODY = "coalesce({p}search_text, {p}content)"

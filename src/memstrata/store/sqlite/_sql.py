@@ -89,21 +89,37 @@ SELECT_PAGE_TENANT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
 WHERE tenant = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
 
-# In a session, the scope token in the MATCH expression narrows FTS5 to the session; the WHERE
-# clause repeats the tenant so isolation never rests on the index alone. Ties rank newer first.
-SELECT_FTS = f"""
-SELECT {_M_COLUMNS}, -bm25(messages_fts, 1.0, 0.0) AS score
-FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-WHERE messages_fts MATCH ? AND messages_fts.rowid > ? AND messages_fts.rowid <= ?
-  AND m.tenant = ? AND m.at >= ?
-ORDER BY bm25(messages_fts, 1.0, 0.0), messages_fts.rowid DESC LIMIT ?"""
+# Keyword search (see ``_keyword_sql``): the ids of a scope's messages that hold one term,
+# newest first. The MATCH expression names the scope's token (session or tenant) beside the
+# term, so FTS5 narrows the match itself; no ``bm25()``, which counts the term's rows over the
+# whole table at every query.
+SELECT_SCOPE_TERM_IDS = """
+SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?"""
+# How many of a scope's messages have an id from ``?`` on (the N of a span, see
+# ``_keyword_sql.CANDIDATES``): FTS5 walks the scope token's entries from there.
+COUNT_SCOPE_SINCE = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ? AND rowid >= ?"
 
-# Across a tenant, the best rows of the index alone come first (no row is read for the ones
-# that do not make the cut); the messages are then read by id and filtered by tenant and time.
-SELECT_FTS_IDS = """
-SELECT rowid, -bm25(messages_fts, 1.0, 0.0) AS score FROM messages_fts
-WHERE messages_fts MATCH ? AND rowid > ? AND rowid <= ?
-ORDER BY bm25(messages_fts, 1.0, 0.0), rowid DESC LIMIT ?"""
+# FTS5's record of each message's column sizes in words (varints: body, then scope).
+SELECT_DOC_SIZES = """
+SELECT id, sz FROM messages_fts_docsize WHERE id IN (SELECT value FROM json_each(?))"""
+
+# How many messages a scope holds (the N of its inverse document frequencies), and its hot
+# messages' count and bytes (what its average length is worked out from).
+SELECT_SESSION_SIZE = """
+SELECT message_count, hot_count, hot_bytes FROM sessions WHERE tenant = ? AND id = ?"""
+SELECT_TENANT_SIZE = """
+SELECT coalesce(sum(message_count), 0), coalesce(sum(hot_count), 0),
+       coalesce(sum(hot_bytes), 0)
+FROM sessions WHERE tenant = ?"""
+
+# Upkeep of the full-text index (see ``SQLiteStore.tidy_keyword_index``): FTS5's own merge
+# command, told to merge any level of the index that holds two segments or more. Writes keep
+# FTS5's automatic merging at eight segments a level (cheap commits); a search in a session
+# looks each of its messages up once per segment, so fewer segments is what keeps it flat as
+# the file grows.
+SELECT_FTS_USERMERGE = "SELECT v FROM messages_fts_config WHERE k = 'usermerge'"
+SET_FTS_USERMERGE = "INSERT INTO messages_fts (messages_fts, rank) VALUES ('usermerge', 2)"
+MERGE_FTS = "INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', ?)"
 
 # ``+tenant``: found by id, never by walking the tenant's part of the session index.
 SELECT_MESSAGES_BY_IDS = f"""

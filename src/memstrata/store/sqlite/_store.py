@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,8 +20,8 @@ from ._append import append as append_rows
 from ._connection import Connection
 from ._damage import find_problems
 from ._errors import SQLiteErrorStore
-from ._functions import scope_token
 from ._keys import SQLiteKeys
+from ._keyword_sql import ranked as scope_ranked
 from ._rows import ascii_lower, row_message, row_summary
 from ._runs import SQLiteRuns
 from ._vectors import SQLiteVectors
@@ -31,8 +32,10 @@ __all__ = ["SQLiteStore"]
 # a span of the newest ids across the tenant. FTS5 covers the whole archive either way.
 _SESSION_SUBSTRING_SPAN = 5_000
 _TENANT_SUBSTRING_SPAN = 20_000
-# Across a tenant, FTS5 ranks this many of the newest ids first (see ``_fts``).
-_TENANT_FTS_SPAN = 100_000
+# Pages of the full-text index one merge step writes (about 1 MiB: a short write lock).
+_MERGE_PAGES = 256
+# After a merge found nothing left, other sweepers on the same store skip it this long.
+_MERGE_REST_S = 50.0
 
 
 class SQLiteStore:
@@ -53,6 +56,7 @@ class SQLiteStore:
         """The error memory's records."""
         self.api_keys = SQLiteKeys(db)
         """The HTTP service's API keys (hashed)."""
+        self._merge_rest_until = 0.0
 
     @classmethod
     async def open(cls, path: str, *, durability: str = "normal") -> SQLiteStore:
@@ -125,6 +129,34 @@ class SQLiteStore:
             return victims
         return await self._db.write(body)
 
+    async def tidy_keyword_index(self, seconds: float = 1.0) -> bool:
+        """Merge the full-text index's segments for about ``seconds`` (in short write
+        transactions, so writers wait at most one of them); ``True`` when work remains.
+
+        Each commit adds a small segment to the index and FTS5 merges them eight at a time,
+        which keeps writes cheap but leaves dozens of segments in a large file; a search in
+        one session seeks every one of them. The sweeper calls this once a minute, so the
+        segments of an idle or steadily written database stay few. Every Memory on this
+        store (one per tenant in the service) has a sweeper: once a call found nothing to
+        merge, calls within the next ``_MERGE_REST_S`` return at once."""
+        now = time.monotonic()
+        if now < self._merge_rest_until:
+            return False
+        deadline = now + seconds
+
+        def step(c: sqlite3.Connection) -> bool:
+            if c.execute(sql.SELECT_FTS_USERMERGE).fetchone() is None:
+                c.execute(sql.SET_FTS_USERMERGE)
+            before = c.total_changes
+            c.execute(sql.MERGE_FTS, (_MERGE_PAGES,))
+            # FTS5's documented signal: fewer than two changes means nothing was left to merge.
+            return c.total_changes - before >= 2
+        while await self._db.write(step):
+            if time.monotonic() >= deadline:
+                return True
+        self._merge_rest_until = time.monotonic() + _MERGE_REST_S
+        return False
+
     # -- reads -----------------------------------------------------------------------------
 
     async def recent(self, tenant: str, session: str, n: int) -> list[Message]:
@@ -187,20 +219,20 @@ class SQLiteStore:
         low = since if since is not None else -(2**63)
 
         def body(c: sqlite3.Connection) -> list[KeywordRow]:
-            top = int(c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0)
-            ranked = _fts(c, tenant, session, match, low, limit, top)
-            phrased = _fts(c, tenant, session, phrase, low, limit, top)
+            ranked = scope_ranked(c, tenant, session, match, low, limit)
+            phrased = scope_ranked(c, tenant, session, phrase, low, limit)
             sub: list[Any] = []
             if literals and session is not None:
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_SESSION,
                                 (tenant, session, _SESSION_SUBSTRING_SPAN, low, needles,
                                  limit)).fetchall()
             elif literals:
+                top = int(c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0)
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_TENANT,
                                 (tenant, top - _TENANT_SUBSTRING_SPAN, low, needles,
                                  limit)).fetchall()
-            return keyword_rows([(row_message(row), score) for row, score in ranked],
-                                [(row_message(row), score) for row, score in phrased],
+            return keyword_rows([(row_message(row[:7]), score) for row, score in ranked],
+                                [(row_message(row[:7]), score) for row, score in phrased],
                                 map(row_message, sub), raw, ascii_lower)
         return await self._db.read(body)
 
@@ -224,8 +256,10 @@ class SQLiteStore:
         return [row_message(r) for r in rows]
 
     async def session(self, tenant: str, session: str) -> SessionRow | None:
-        row = await self._db.read(lambda c: c.execute(sql.SELECT_SESSION, (tenant, session))
-                              .fetchone())
+        # One lookup by primary key (every context() of a session longer than its window
+        # makes it): on the event loop, without the hop to the writer's thread.
+        row = await self._db.read_small(lambda c: c.execute(sql.SELECT_SESSION,
+                                                            (tenant, session)).fetchone())
         if row is None:
             return None
         return SessionRow(id=row[0], messages=row[1], hot_messages=row[2], hot_bytes=row[3],
@@ -244,42 +278,6 @@ class SQLiteStore:
 
 
 # -- helpers that run on the connection thread ---------------------------------------------
-
-
-def _fts(c: sqlite3.Connection, tenant: str, session: str | None, match: str | None,
-         low: int, limit: int, top: int) -> list[tuple[Any, float]]:
-    """FTS5 hits, best first. Across a tenant, the newest ``_TENANT_FTS_SPAN`` messages are
-    ranked first and older ones only when those hold fewer than ``limit`` hits: ranking every
-    match of a common word in a large archive costs far more than the answer is worth."""
-    if match is None:
-        return []
-    if session is not None:
-        expr = f'scope : "{scope_token(tenant, session)}" AND body : ({match})'
-        return [(r[:7], float(r[7])) for r in c.execute(
-            sql.SELECT_FTS, (expr, 0, top, tenant, low, limit))]
-    expr = f"body : ({match})"
-    split = max(top - _TENANT_FTS_SPAN, 0)
-    ranked: list[tuple[Any, float]] = []
-    for lo, hi in ((split, top), (0, split)):
-        if hi > lo and len(ranked) < limit:
-            ranked += _fts_span(c, expr, lo, hi, tenant, low, limit - len(ranked))
-    return ranked
-
-
-def _fts_span(c: sqlite3.Connection, expr: str, lo: int, hi: int, tenant: str, low: int,
-              limit: int) -> list[tuple[Any, float]]:
-    """The best ``limit`` rows of the tenant in ids ``(lo, hi]``: ranked by the index alone,
-    then read by id. When the tenant or time filter drops one of them, the rows behind the cut
-    may qualify, so the span is ranked again with the filter inside the query."""
-    best = c.execute(sql.SELECT_FTS_IDS, (expr, lo, hi, limit)).fetchall()
-    if not best:
-        return []
-    rows = {r[0]: r for r in c.execute(sql.SELECT_MESSAGES_BY_IDS,
-                                       (json.dumps([i for i, _ in best]), tenant, low))}
-    if len(rows) == len(best):
-        return [(rows[i], float(score)) for i, score in best]
-    return [(r[:7], float(r[7])) for r in c.execute(
-        sql.SELECT_FTS, (expr, lo, hi, tenant, low, limit))]
 
 
 def _put_summary(c: sqlite3.Connection, tenant: str, s: Summary) -> None:
