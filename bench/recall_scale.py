@@ -21,7 +21,8 @@ The hashing embedder has no trained ranker, so the bench lends it the default mo
 (features do not depend on the model): what is timed is what search does for the default
 model, without the model's own cost. Modules ``bench/_scale_keyword.py`` and
 ``bench/_scale_service.py``, when present, add their rows (``run(args)`` returning
-``(what, measured, baseline, verdict)`` tuples).
+``(what, measured, baseline, verdict)`` tuples; options this script does not know are
+handed to a module's own ``parser()``); ``--phases`` chooses what runs.
 """
 
 from __future__ import annotations
@@ -250,16 +251,20 @@ async def tenant_phase(args: argparse.Namespace, root: Path) -> list[Row]:
     return rows
 
 
-def _hooks(args: argparse.Namespace) -> list[Row]:
+def _hooks(args: argparse.Namespace, rest: list[str]) -> list[Row]:
+    """The rows of the other phases present (``--phases``): a module with a ``parser()``
+    reads its own options from what this one did not take; the others read this run's."""
     rows: list[Row] = []
     here = Path(__file__).resolve().parent
-    for name in ("_scale_keyword", "_scale_service"):
-        if not (here / f"{name}.py").exists():
+    for phase, name in (("keyword", "_scale_keyword"), ("service", "_scale_service")):
+        if phase not in args.phases or not (here / f"{name}.py").exists():
             continue
         if str(here) not in sys.path:
             sys.path.insert(0, str(here))
         module = importlib.import_module(name)
-        rows += module.run(args)
+        own = (module.parser().parse_known_args(rest)[0] if hasattr(module, "parser")
+               else args)
+        rows += module.run(own)
     return rows
 
 
@@ -277,15 +282,19 @@ def main() -> None:
                         help="write-then-search rounds of the old path (0: skip it)")
     parser.add_argument("--data", default=os.path.join(tempfile.gettempdir(),
                                                        "memstrata-recall-scale"))
-    args = parser.parse_args()
+    parser.add_argument("--phases", type=lambda v: set(v.split(",")),
+                        default={"session", "tenant", "keyword", "service"},
+                        help="which phases to run (session,tenant,keyword,service); the "
+                             "last two when their modules are present")
+    args, rest = parser.parse_known_args()
     root = Path(args.data)
     root.mkdir(parents=True, exist_ok=True)
     rows: list[Row] = []
-    if args.big > 0:
+    if args.big > 0 and "session" in args.phases:
         rows += asyncio.run(session_phase(args, root))
-    if args.messages > 0:
+    if args.messages > 0 and "tenant" in args.phases:
         rows += asyncio.run(tenant_phase(args, root))
-    rows += _hooks(args)
+    rows += _hooks(args, rest)
     width = max(len(r[0]) for r in rows) if rows else 10
     print(f"{'what':<{width}}  {'measured':<24}  {'target / baseline':<28}  verdict")
     for what, measured, baseline, verdict in rows:

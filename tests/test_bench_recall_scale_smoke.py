@@ -16,7 +16,7 @@ def test_recall_scale_small(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "recall_scale.py"), "--big", "200",
          "--messages", "300", "--sessions", "10", "--queries", "3", "--writes", "2",
-         "--old-writes", "1", "--data", str(tmp_path)],
+         "--old-writes", "1", "--data", str(tmp_path), "--phases", "session,tenant"],
         capture_output=True, text=True, timeout=300, check=False, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout
