@@ -502,10 +502,17 @@ async def main() -> None:
     parser.add_argument("--off-topic", choices=("far", "near", "both"), default="both",
                         help="which off-topic training halves to train on: the far set of "
                              "_offtopic.py, the near-topic set of _offtopic_near.py, or both")
+    parser.add_argument("--near-share", type=float, default=None,
+                        help="weight of a set's near-topic training queries together, as a "
+                             "share of its questions'")
+    parser.add_argument("--modes", default="hybrid,semantic",
+                        help="the modes to train and measure (writing needs both)")
     parser.add_argument("--prepared", type=Path, default=None,
                         help="keep the prepared features in this pickle between runs")
     args = parser.parse_args()
-    global HIDDEN, LISTWISE, TREES, OFF_TOPIC_TRAINING
+    global HIDDEN, LISTWISE, TREES, OFF_TOPIC_TRAINING, NEAR_SHARE
+    if args.near_share is not None:
+        NEAR_SHARE = args.near_share
     OFF_TOPIC_TRAINING = {"far": ("train",), "near": ("near-train",),
                           "both": ("train", "near-train")}[args.off_topic]
     if args.trees is not None:
@@ -529,7 +536,10 @@ async def main() -> None:
           f"{embedder.model_id}", file=sys.stderr)
     folds = folds_of(convs)
     probs, shipped = {}, {}
-    for mode in ("hybrid", "semantic"):
+    modes = tuple(args.modes.split(","))
+    if set(modes) != {"hybrid", "semantic"} and not args.no_write:
+        parser.error("--modes: writing the shipped file needs both modes (add --no-write)")
+    for mode in modes:
         oof, (a, b) = cross_validate(queries, folds, mode)
         probs[mode] = oof
         final = train([q for q in queries if trains(q)], mode)
