@@ -74,7 +74,7 @@ LEARNING_RATE = 3e-3
 L2_HIDDEN = 1e-4
 OFF_TOPIC_SHARE = 0.25
 NEAR_SHARE = 0.25
-OFF_TOPIC_TRAINING: tuple[str, ...] = ("train", "near-train")
+OFF_TOPIC_TRAINING: tuple[str, ...] = ("train",)
 """The off-topic splits the ranker is trained on (``--off-topic``): far (``_offtopic.py``)
 and near (``_offtopic_near.py``); their eval halves are only measured."""
 FLOORS = (0.002, 0.003, 0.004, 0.005, 0.006, 0.008, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1)
@@ -499,7 +499,7 @@ async def main() -> None:
                         help="boosted trees added to the logistic model (0: none)")
     parser.add_argument("--listwise", type=float, default=None,
                         help="weight of the listwise loss beside the pointwise one")
-    parser.add_argument("--off-topic", choices=("far", "near", "both"), default="both",
+    parser.add_argument("--off-topic", choices=("far", "near", "both"), default="far",
                         help="which off-topic training halves to train on: the far set of "
                              "_offtopic.py, the near-topic set of _offtopic_near.py, or both")
     parser.add_argument("--near-share", type=float, default=None,
