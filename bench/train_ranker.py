@@ -8,8 +8,12 @@
 
 The data: LoCoMo dev6 and its observations (``../shared/bench-data``, read at run time), the
 sets under ``bench/data/`` and the training half of ``_offtopic.py`` (queries with no relevant
-message). Every figure printed is out of fold: each conversation is scored by a model trained
-on the other folds only; the shipped model is then trained on everything.
+message). The near-topic questions of ``_offtopic_near.py`` (a conversation's own words about
+a thing it never mentions) are measured beside them; ``--off-topic near`` or ``both`` trains
+on their training half too (measured: better recall, but short personal queries lose
+probability and filler becomes a hit in the ranking tests, so the shipped model does not).
+Every figure printed is out of fold: each conversation is scored by a model trained on the
+other folds only; the shipped model is then trained on everything.
 
 The model is a logistic regression over ``memstrata.search._features``, one for hybrid search
 and one for semantic search, fitted by damped Newton's method (deterministic) on a pointwise
