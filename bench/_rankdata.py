@@ -193,10 +193,16 @@ async def prepare(convs: Sequence[Conv], cache: EmbedCache,
         for split, texts in off_topic.items():
             queries += [Query(ci, conv.set_name, t, "off-topic", frozenset(), split)
                         for t in texts if t in absent]
-        for split, texts in (near(conv) if near is not None else {}).items():
-            queries += [Query(ci, conv.set_name, t, "near-topic", frozenset(), f"near-{split}")
-                        for t in texts]
         qvecs = await cache.embed([q.text for q in queries])
+        # The near-topic queries are embedded after the others: the model's vectors vary in
+        # their last bits with the batch a text is embedded in, and the shipped weights were
+        # trained on the others' vectors as embedded without them.
+        near_queries = [Query(ci, conv.set_name, t, "near-topic", frozenset(), f"near-{split}")
+                        for split, texts in (near(conv) if near is not None else {}).items()
+                        for t in texts]
+        if near_queries:
+            queries += near_queries
+            qvecs = np.concatenate([qvecs, await cache.embed([q.text for q in near_queries])])
         for q, qvec in zip(queries, qvecs, strict=True):
             terms = query_terms_of(q.text)
             q.hybrid = session_features(tenant, terms, qvec, now=conv.now)

@@ -564,6 +564,10 @@ async def main() -> None:
     if args.check:
         same = SHIPPED.exists() and SHIPPED.read_text("utf-8") == text
         print(f"\nshipped weights reproduced: {'yes' if same else 'NO'}")
+        if not same:
+            other = Path(tempfile.gettempdir()) / f"retrained-{RANKER_FILE}"
+            other.write_text(text, "utf-8")
+            print(f"(the file it would write: {other})")
         raise SystemExit(0 if same else 1)
     if not args.no_write:
         SHIPPED.write_text(text, "utf-8")
