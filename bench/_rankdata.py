@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import sqlite3
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,7 +84,8 @@ class Query:
     text: str
     kind: str
     evidence: frozenset[int]  # message positions; empty for an off-topic query
-    off_topic: str = ""  # "", "train" or "eval"
+    off_topic: str = ""  # "" for a question; else the off-topic split ("train", "eval",
+    # "near-train", "near-eval")
     hybrid: FloatArray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     semantic: FloatArray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     baselines: dict[str, list[int]] = field(default_factory=dict)
@@ -168,9 +169,12 @@ def _old_ranking(indexes: list[tuple[list[int], SessionIndex]], query: str,
 
 async def prepare(convs: Sequence[Conv], cache: EmbedCache,
                   off_topic: dict[str, Sequence[str]], k: int = 50,
-                  baselines: bool = True, old_pools: bool = False) -> list[Query]:
+                  baselines: bool = True, old_pools: bool = False,
+                  near: Callable[[Conv], dict[str, list[str]]] | None = None) -> list[Query]:
     """Every question's features and baseline rankings; ``off_topic`` maps "train"/"eval" to
-    off-topic queries added to each conversation (those none of whose terms it holds)."""
+    off-topic queries added to each conversation (those none of whose terms it holds);
+    ``near`` gives a conversation's own near-topic queries by split (added as
+    "near-train"/"near-eval")."""
     from _offtopic import off_topic_for
 
     out: list[Query] = []
@@ -190,6 +194,15 @@ async def prepare(convs: Sequence[Conv], cache: EmbedCache,
             queries += [Query(ci, conv.set_name, t, "off-topic", frozenset(), split)
                         for t in texts if t in absent]
         qvecs = await cache.embed([q.text for q in queries])
+        # The near-topic queries are embedded after the others: the model's vectors vary in
+        # their last bits with the batch a text is embedded in, and the shipped weights were
+        # trained on the others' vectors as embedded without them.
+        near_queries = [Query(ci, conv.set_name, t, "near-topic", frozenset(), f"near-{split}")
+                        for split, texts in (near(conv) if near is not None else {}).items()
+                        for t in texts]
+        if near_queries:
+            queries += near_queries
+            qvecs = np.concatenate([qvecs, await cache.embed([q.text for q in near_queries])])
         for q, qvec in zip(queries, qvecs, strict=True):
             terms = query_terms_of(q.text)
             q.hybrid = session_features(tenant, terms, qvec, now=conv.now)

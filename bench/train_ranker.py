@@ -8,8 +8,12 @@
 
 The data: LoCoMo dev6 and its observations (``../shared/bench-data``, read at run time), the
 sets under ``bench/data/`` and the training half of ``_offtopic.py`` (queries with no relevant
-message). Every figure printed is out of fold: each conversation is scored by a model trained
-on the other folds only; the shipped model is then trained on everything.
+message). The near-topic questions of ``_offtopic_near.py`` (a conversation's own words about
+a thing it never mentions) are measured beside them; ``--off-topic near`` or ``both`` trains
+on their training half too (measured: better recall, but short personal queries lose
+probability and filler becomes a hit in the ranking tests, so the shipped model does not).
+Every figure printed is out of fold: each conversation is scored by a model trained on the
+other folds only; the shipped model is then trained on everything.
 
 The model is a logistic regression over ``memstrata.search._features``, one for hybrid search
 and one for semantic search, fitted by damped Newton's method (deterministic) on a pointwise
@@ -42,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 from _boost import BoostParams, boost
 from _offtopic import OFF_TOPIC_EVAL, OFF_TOPIC_TRAIN
+from _offtopic_near import near_topic_for
 from _rankdata import EmbedCache, Query, prepare
 from _sets import SETS, Conv, load_sets
 from threadpoolctl import threadpool_limits
@@ -72,7 +77,11 @@ BATCH = 4096
 LEARNING_RATE = 3e-3
 L2_HIDDEN = 1e-4
 OFF_TOPIC_SHARE = 0.25
-RATIOS = (0.05, 0.1, 0.2)
+NEAR_SHARE = 0.25
+OFF_TOPIC_TRAINING: tuple[str, ...] = ("train",)
+"""The off-topic splits the ranker is trained on (``--off-topic``): far (``_offtopic.py``)
+and near (``_offtopic_near.py``); their eval halves are only measured."""
+FLOORS = (0.002, 0.003, 0.004, 0.005, 0.006, 0.008, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1)
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -175,18 +184,33 @@ def fit_combined(x: FloatArray, y: FloatArray, w: FloatArray, starts: npt.NDArra
     return beta[:-1], float(beta[-1])
 
 
+def trains(q: Query) -> bool:
+    """Whether ``q`` may be trained on: a question, or an off-topic query of a split in
+    :data:`OFF_TOPIC_TRAINING`."""
+    return not q.off_topic or q.off_topic in OFF_TOPIC_TRAINING
+
+
 def query_weights(queries: Sequence[Query]) -> FloatArray:
     """Each question's weight in the fit: every set weighs the same, and within a set every
-    question (whatever the length of its conversation); the off-topic queries of a set
-    weigh :data:`OFF_TOPIC_SHARE` of its questions together."""
+    question (whatever the length of its conversation); the far off-topic queries of a set
+    weigh :data:`OFF_TOPIC_SHARE` of its questions together, the near ones
+    :data:`NEAR_SHARE`."""
     questions: dict[str, int] = defaultdict(int)
-    off: dict[str, int] = defaultdict(int)
+    off: dict[tuple[str, str], int] = defaultdict(int)
     for q in queries:
-        (off if q.off_topic else questions)[q.set_name] += 1
+        if q.off_topic:
+            off[q.set_name, q.off_topic] += 1
+        else:
+            questions[q.set_name] += 1
     per_set = sum(questions.values()) / max(len(questions), 1)
-    out = [per_set * (OFF_TOPIC_SHARE / max(off[q.set_name], 1) if q.off_topic
-                      else 1.0 / questions[q.set_name]) for q in queries]
-    return np.asarray(out)
+
+    def share(q: Query) -> float:
+        if not q.off_topic:
+            return 1.0 / questions[q.set_name]
+        whole = NEAR_SHARE if q.off_topic.startswith("near") else OFF_TOPIC_SHARE
+        return whole / max(off[q.set_name, q.off_topic], 1)
+
+    return np.asarray([per_set * share(q) for q in queries])
 
 
 def _starts(queries: Sequence[Query]) -> npt.NDArray[np.int64]:
@@ -315,7 +339,7 @@ def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
     """Out-of-fold calibrated probabilities per query, and the calibration used."""
     logits: list[FloatArray | None] = [None] * len(queries)
     for f in range(FOLDS):
-        train_q = [q for q in queries if folds[q.conv] != f and q.off_topic != "eval"]
+        train_q = [q for q in queries if folds[q.conv] != f and trains(q)]
         if not train_q:
             continue
         model = train(train_q, mode)
@@ -324,7 +348,7 @@ def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
                 logits[i] = model.logits(q.hybrid if mode == "hybrid" else q.semantic
                                          ).astype(np.float64)
     done = [lg if lg is not None else np.zeros(0) for lg in logits]
-    fit = [i for i, q in enumerate(queries) if q.off_topic != "eval"]
+    fit = [i for i, q in enumerate(queries) if trains(q)]
     a, b = calibrate(np.concatenate([done[i] for i in fit]),
                      np.concatenate([queries[i].labels for i in fit]).astype(np.float64))
     return [_sigmoid(a * lg + b) for lg in done], (a, b)
@@ -398,19 +422,37 @@ def precision(queries: Sequence[Query], probs: FloatArray | list[FloatArray], mo
         print(f"  {set_name:16} {name:16} {share:6.1f} %  ({good} of {total} hits)")
 
 
-def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequence[float]
-               ) -> None:
-    print("\nfloor   off-topic abstained (eval half)   R@5 with the floor (all sets), and "
-          "also a share of the best hit's score: " + "  ".join(f"{r:5.2f}" for r in RATIOS))
+def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequence[float],
+               default: float) -> None:
+    """Per floor: the share of the eval halves' off-topic searches (far and near) that return
+    nothing, and R@5 over every set's questions with the floor (the mean over sets in
+    brackets: each set weighing the same), with and without the share of the best hit."""
+    pairs = list(zip(queries, probs, strict=True))
+
+    def abstained(floor: float, split: str, set_name: str | None = None) -> list[float]:
+        return [float(p.max(initial=0.0) < floor) for q, p in pairs
+                if q.off_topic == split and set_name in (None, q.set_name)]
+
+    def r5(floor: float, ratio: float) -> tuple[float, float]:
+        by_set: dict[str, list[float]] = defaultdict(list)
+        for q, p in pairs:
+            if not q.off_topic:
+                by_set[q.set_name].append(recall(q.evidence, ranking(p, floor, ratio=ratio), 5))
+        every = [v for values in by_set.values() for v in values]
+        return _pct(every), float(np.mean([_pct(v) for v in by_set.values()]))
+
+    print("\nfloor   abstained: far eval  near eval   R@5 all (mean of sets), with the floor "
+          f"alone and with {BEST_SHARE} of the best hit")
     for floor in (-1.0, *floors):
-        off = [float(p.max(initial=0.0) < floor) for q, p in zip(queries, probs, strict=True)
-               if q.off_topic == "eval"]
-        r5 = [recall(q.evidence, ranking(p, floor), 5) for q, p in
-              zip(queries, probs, strict=True) if not q.off_topic]
-        cut = [_pct([recall(q.evidence, ranking(p, floor, ratio=r), 5) for q, p in
-                     zip(queries, probs, strict=True) if not q.off_topic]) for r in RATIOS]
-        print(f"{floor:6.3f}  {_pct(off):6.1f} % of {len(off):5}"
-              f"                   {_pct(r5):6.1f}   " + "  ".join(f"{c:5.1f}" for c in cut))
+        far, near = abstained(floor, "eval"), abstained(floor, "near-eval")
+        alone, share = r5(floor, 0.0), r5(floor, BEST_SHARE)
+        print(f"{floor:6.3f}  {_pct(far):6.1f} % of {len(far):5}  {_pct(near):6.1f} % of "
+              f"{len(near):5}   {alone[0]:5.1f} ({alone[1]:5.1f})   "
+              f"{share[0]:5.1f} ({share[1]:5.1f})")
+    print(f"  at the default floor {default}, abstained per set (far / near eval):")
+    for set_name in dict.fromkeys(q.set_name for q in queries):
+        print(f"    {set_name:16} {_pct(abstained(default, 'eval', set_name)):6.1f} %"
+              f"  {_pct(abstained(default, 'near-eval', set_name)):6.1f} %")
 
 
 def reliability(queries: Sequence[Query], probs: list[FloatArray], top: int = 10) -> float:
@@ -418,7 +460,7 @@ def reliability(queries: Sequence[Query], probs: list[FloatArray], top: int = 10
     returns the expected calibration error."""
     p_all, y_all = [], []
     for q, p in zip(queries, probs, strict=True):
-        if q.off_topic == "train":
+        if q.off_topic in ("train", "near-train"):
             continue
         best = ranking(p, None, top)
         p_all += [float(p[i]) for i in best]
@@ -439,6 +481,11 @@ def reliability(queries: Sequence[Query], probs: list[FloatArray], top: int = 10
     return ece
 
 
+def _near(conv: Conv) -> dict[str, list[str]]:
+    return near_topic_for([f"{m.sender}: {m.text}" for m in conv.messages],
+                          [m.sender for m in conv.messages])
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default="use-multilingual-v3")
@@ -456,10 +503,22 @@ async def main() -> None:
                         help="boosted trees added to the logistic model (0: none)")
     parser.add_argument("--listwise", type=float, default=None,
                         help="weight of the listwise loss beside the pointwise one")
+    parser.add_argument("--off-topic", choices=("far", "near", "both"), default="far",
+                        help="which off-topic training halves to train on: the far set of "
+                             "_offtopic.py, the near-topic set of _offtopic_near.py, or both")
+    parser.add_argument("--near-share", type=float, default=None,
+                        help="weight of a set's near-topic training queries together, as a "
+                             "share of its questions'")
+    parser.add_argument("--modes", default="hybrid,semantic",
+                        help="the modes to train and measure (writing needs both)")
     parser.add_argument("--prepared", type=Path, default=None,
                         help="keep the prepared features in this pickle between runs")
     args = parser.parse_args()
-    global HIDDEN, LISTWISE, TREES
+    global HIDDEN, LISTWISE, TREES, OFF_TOPIC_TRAINING, NEAR_SHARE
+    if args.near_share is not None:
+        NEAR_SHARE = args.near_share
+    OFF_TOPIC_TRAINING = {"far": ("train",), "near": ("near-train",),
+                          "both": ("train", "near-train")}[args.off_topic]
     if args.trees is not None:
         TREES = args.trees
     if args.hidden is not None:
@@ -473,7 +532,7 @@ async def main() -> None:
         queries = pickle.loads(args.prepared.read_bytes())
     else:
         queries = await prepare(convs, cache, {"train": OFF_TOPIC_TRAIN,
-                                               "eval": OFF_TOPIC_EVAL})
+                                               "eval": OFF_TOPIC_EVAL}, near=_near)
         if args.prepared is not None:
             args.prepared.write_bytes(pickle.dumps(queries))
     print(f"{len(convs)} conversations, {sum(not q.off_topic for q in queries)} questions, "
@@ -481,16 +540,19 @@ async def main() -> None:
           f"{embedder.model_id}", file=sys.stderr)
     folds = folds_of(convs)
     probs, shipped = {}, {}
-    for mode in ("hybrid", "semantic"):
+    modes = tuple(args.modes.split(","))
+    if set(modes) != {"hybrid", "semantic"} and not args.no_write:
+        parser.error("--modes: writing the shipped file needs both modes (add --no-write)")
+    for mode in modes:
         oof, (a, b) = cross_validate(queries, folds, mode)
         probs[mode] = oof
-        final = train([q for q in queries if q.off_topic != "eval"], mode)
+        final = train([q for q in queries if trains(q)], mode)
         shipped[mode] = folded(final, a, b)
     report(queries, probs, args.floor)
     for mode in probs:
         print(f"\n{mode}:")
         precision(queries, probs[mode], mode)
-        abstention(queries, probs[mode], (0.002, 0.003, 0.004, 0.005, 0.01, 0.02, 0.05, 0.1))
+        abstention(queries, probs[mode], FLOORS, LEARNED_FLOOR[mode])
         reliability(queries, probs[mode])
     body: dict[str, Any] = {"trained_by": "bench/train_ranker.py",
             "models": {embedder.model_id: {m: r.to_json() for m, r in shipped.items()}}}
@@ -502,6 +564,10 @@ async def main() -> None:
     if args.check:
         same = SHIPPED.exists() and SHIPPED.read_text("utf-8") == text
         print(f"\nshipped weights reproduced: {'yes' if same else 'NO'}")
+        if not same:
+            other = Path(tempfile.gettempdir()) / f"retrained-{RANKER_FILE}"
+            other.write_text(text, "utf-8")
+            print(f"(the file it would write: {other})")
         raise SystemExit(0 if same else 1)
     if not args.no_write:
         SHIPPED.write_text(text, "utf-8")

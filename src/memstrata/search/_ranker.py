@@ -30,8 +30,11 @@ RANKER_FILE = "ranker.json"
 LEARNED_FLOOR: dict[str, float] = {"hybrid": 0.003, "semantic": 0.004}
 """The probability a hit needs by default (``Settings.search_min_score`` unset), per mode,
 chosen from the out-of-fold curve of ``bench/train_ranker.py`` as the lowest floor at which
-at least 95 % of searches for things never discussed return nothing: 95.5 % in hybrid mode
-(at 4.0 points of R@5 with the share below), 96.0 % in semantic mode (5.0 points)."""
+at least 95 % of searches about subjects a conversation never touches return nothing: 95.5 %
+in hybrid mode (at 4.0 points of R@5 with the share below), 96.0 % in semantic mode (5.0
+points). Questions in a conversation's own words about a thing it never mentions (another
+pet's name, a trip never taken) are harder: 47.9 % / 60.6 % of them return nothing at these
+floors, and 95 % would take about 0.03, at about 19 points of R@5 (docs/benchmarks.md)."""
 BEST_SHARE = 0.1
 """... and at least this share of the best hit's probability (out of fold it costs under a
 point of R@5 and drops the filler beside a clear fact)."""
