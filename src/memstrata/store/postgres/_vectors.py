@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ...types import Claimed, HotChanges, HotMark, HotSession
+from ...types import Claimed, HotChanges, HotSession
 from .._error_rows import FLOAT32_LE
+from .._hot_rows import hot_changes
 from . import _sql as sql
 from . import _vectors_sql as vsql
 from ._connection import Conn, Connection
@@ -183,20 +184,7 @@ class PostgresVectors:
                 found = await cur.fetchall()
             return marks, rows, found
         marks, rows, found = await self._db.read(body)
-        matrix = np.zeros((len(rows), dim), dtype=np.float32)
-        embedded = np.zeros(len(rows), dtype=np.bool_)
-        for i, r in enumerate(rows):
-            if r[5] is not None:
-                matrix[i] = self._array(r[5])
-                embedded[i] = True
-        return HotChanges(
-            marks={str(r[0]): HotMark(version=int(r[1]), cutoff=int(r[2]), hot=int(r[3]),
-                                      embedded=int(r[4])) for r in marks},
-            sessions=[str(r[0]) for r in rows], ids=[int(r[1]) for r in rows],
-            contents=[r[2] for r in rows], senders=[r[3] for r in rows],
-            ats=[int(r[4]) for r in rows], matrix=matrix, embedded=embedded,
-            vectors={int(i): np.asarray(self._array(v), dtype=np.float32)
-                     for i, v in found})
+        return hot_changes(marks, rows, found, dim, self._array)
 
     async def hot_ids(self, tenant: str, session: str, model: str,
                       dim: int) -> tuple[list[int], list[bool]]:

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ...types import Claimed, HotChanges, HotMark, HotSession
+from ...types import Claimed, HotChanges, HotSession
+from .._hot_rows import hot_changes
 from . import _sql as sql
 from ._connection import Connection
 from ._rows import row_message
@@ -163,19 +164,7 @@ class SQLiteVectors:
                      .fetchall() if pending else [])
             return marks, rows, found
         marks, rows, found = await self._db.read(body)
-        matrix = np.zeros((len(rows), dim), dtype=np.float32)
-        embedded = np.zeros(len(rows), dtype=np.bool_)
-        for i, r in enumerate(rows):
-            if r[5] is not None:
-                matrix[i] = np.frombuffer(r[5], dtype=np.float32)
-                embedded[i] = True
-        return HotChanges(
-            marks={str(r[0]): HotMark(version=int(r[1]), cutoff=int(r[2]), hot=int(r[3]),
-                                      embedded=int(r[4])) for r in marks},
-            sessions=[str(r[0]) for r in rows], ids=[int(r[1]) for r in rows],
-            contents=[r[2] for r in rows], senders=[r[3] for r in rows],
-            ats=[int(r[4]) for r in rows], matrix=matrix, embedded=embedded,
-            vectors={int(i): np.frombuffer(v, dtype=np.float32) for i, v in found})
+        return hot_changes(marks, rows, found, dim, _floats)
 
     async def hot_ids(self, tenant: str, session: str, model: str,
                       dim: int) -> tuple[list[int], list[bool]]:
@@ -200,3 +189,8 @@ class SQLiteVectors:
             c.execute(sql.REQUEUE_HOT, (tenant,))
             return int(c.execute(sql.COUNT_BACKLOG_TENANT, (tenant,)).fetchone()[0])
         return await self._db.write(body)
+
+
+def _floats(blob: bytes) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """A stored vector: packed little-endian float32."""
+    return np.frombuffer(blob, dtype=np.float32)
