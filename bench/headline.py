@@ -145,6 +145,8 @@ def _peer_rows(peers: Sequence[str]) -> list[Row]:
                     "best peer", "%", at_least=1.0))
     rows.append(Row("peers", "recall set R@10 (hybrid)", "memstrata_recall10",
                     "best_peer_recall10", "best peer", "%", at_least=1.0))
+    rows.append(Row("peers", "recall set R@5 (hybrid, floor off)", "memstrata_ranked5",
+                    "best_peer_recall5", "best peer", "%", at_least=1.0))
     rows.append(Row("peers", "recall set R@10 (hybrid, floor off)", "memstrata_ranked10",
                     "best_peer_recall10", "best peer", "%", at_least=1.0))
     return rows
