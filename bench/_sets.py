@@ -24,10 +24,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATA", "LOCOMO", "SETS", "Conv", "Msg", "Question", "load_sets"]
+__all__ = ["DATA", "HELD_OUT", "LOCOMO", "SETS", "Conv", "Msg", "Question", "load_sets"]
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "locomo"
 DATA = Path(__file__).resolve().parent / "data"
+# Written by ``data/make_recall_set.py`` in LoCoMo's shape for the peers benchmark; no ranking
+# weight or threshold is fitted on it.
+HELD_OUT = DATA / "recall_set.json"
 _EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
 
 
@@ -176,6 +179,8 @@ def load_sets(names: tuple[str, ...] = SETS, *, locomo: Path = LOCOMO,
         out += turns if "locomo" in names else []
         out += pools if "locomo-pool" in names else []
     for path in sorted(DATA.glob("*.json")):
+        if path.name == HELD_OUT.name:
+            continue  # the held-out set is measured, never trained or tuned on
         convs = load_json_set(path)
         if convs and convs[0].set_name in names:
             out += convs[:limit]
