@@ -20,6 +20,7 @@ from ...types import ErrorQuery, ErrorRecord, Vectors
 from .._error_rows import error_params, join_keyword, query_params, rank_by_vector
 from . import _errors_sql as sql
 from ._connection import Connection
+from ._error_keyword import keyword_hits
 from ._rows import ascii_lower, stored_json
 
 __all__ = ["SQLiteErrorStore"]
@@ -109,15 +110,13 @@ def _semantic(c: sqlite3.Connection, q: ErrorQuery, base: dict[str, Any]) -> lis
 
 def _keyword(c: sqlite3.Connection, q: ErrorQuery, base: dict[str, Any], *,
              unjudged_only: bool) -> list[int]:
-    """Records matching the query's terms (BM25 order), then those containing the query as
-    typed; ``unjudged_only`` keeps only records the semantic pass could not compare."""
+    """Records matching the query's terms (BM25 over the tenant's records), then those
+    containing the query as typed; ``unjudged_only`` keeps only records the semantic pass
+    could not compare."""
     found: dict[int, bool] = {}
     if q.match is not None:
-        for seq, _score, vectored in c.execute(
-                sql.SELECT_ERROR_FTS,
-                {**base, "match": f'scope : "e{q.tenant.encode().hex().upper()}" AND '
-                                  f"body : ({q.match})", "limit": _KEYWORD_CANDIDATES}):
-            found.setdefault(int(seq), bool(vectored))
+        for seq, vectored in keyword_hits(c, base, q.match, _KEYWORD_CANDIDATES):
+            found.setdefault(seq, vectored)
     for seq, vectored in c.execute(sql.SELECT_ERROR_SUBSTRING,
                                    {**base, "needle": ascii_lower(q.needle),
                                     "limit": _KEYWORD_CANDIDATES}):
