@@ -85,3 +85,10 @@ ORDER BY e.created_at DESC, e.seq DESC"""
 DELETE_ERROR = "DELETE FROM error_records WHERE tenant = :tenant AND id = :id"
 
 SWEEP_ERRORS = "DELETE FROM error_records WHERE tenant = :tenant AND expires_at <= :now"
+
+# Upkeep of the error index (see ``SQLiteErrorStore.sweep``): FTS5's own merge, a few pages per
+# step, after asking it to merge segments two at a time.
+SELECT_ERROR_FTS_USERMERGE = "SELECT v FROM error_records_fts_config WHERE k = 'usermerge'"
+SET_ERROR_FTS_USERMERGE = """
+INSERT INTO error_records_fts (error_records_fts, rank) VALUES ('usermerge', 2)"""
+MERGE_ERROR_FTS = "INSERT INTO error_records_fts (error_records_fts, rank) VALUES ('merge', ?)"
