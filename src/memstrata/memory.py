@@ -30,7 +30,7 @@ from ._transfer import Transfer
 from .config import Settings
 from .errormem import ErrorMemory
 from .errors import Closed, InvalidInput, NotFound, StoreError
-from .providers import LLM, Embedder, foreground
+from .providers import LLM, Embedder, children_of, foreground
 from .search import (
     MATCH_MODES,
     CachedIndex,
@@ -59,7 +59,7 @@ from .types import (
     TimeRange,
 )
 
-__all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory"]
+__all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory", "stop_children"]
 
 Clock = Callable[[], int]
 """Returns the current UTC time in nanoseconds (injectable for tests and imports)."""
@@ -69,6 +69,13 @@ CLOSE_TIMEOUT_S = 10.0
 _SWEEP_INTERVAL_S = 60.0
 # Up to this many items a batch is checked on the event loop (a thread hop costs more).
 _CHECK_ON_LOOP = 256
+
+
+async def stop_children(embedder: Embedder | None) -> None:
+    """Stop the embedder's child processes, if it has any (each within a bound)."""
+    children = children_of(embedder)
+    if children is not None:
+        await asyncio.to_thread(children.close)
 
 
 class Memory:
@@ -190,6 +197,7 @@ class Memory:
             stopping.append(self._turns.leave(self._indexer, timeout))
         await asyncio.gather(*stopping)
         if self._owns_store:
+            await stop_children(self.embedder)
             await self._store.close()
 
     async def __aenter__(self) -> Memory:
