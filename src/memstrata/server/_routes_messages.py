@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Depends, Path, Query, Response
 
-from .._ingest import text_of
+from .._ingest import text_of, too_long
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
 from ..types import MatchMode, Message, Role
@@ -67,8 +67,7 @@ def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
         return  # the Memory names what is wrong with it
     top = mem.settings.max_content_chars
     if len(text) > top:
-        raise TooLarge(prefix + "content", f"{prefix}content is {len(text):,} characters; at "
-                       f"most {top:,} are accepted")
+        raise TooLarge(prefix + "content", f"{prefix}content {too_long(len(text), top)}")
 
 
 @router.post("/sessions/{session}/messages", status_code=201, response_model=MessageOut,
