@@ -117,7 +117,10 @@ def serve(
     tls = _tls_files(tls_cert, tls_key)
     application = create_app(target, settings=state.settings(), body_timeout=body_timeout,
                              max_imports=max_imports)
-    from ..server import header_timeout_protocol, json_log_config
+    from ..server import header_timeout_protocol, json_log_config, serving_runtime
+
+    # Last: it runs once the database and models are open, so gc.freeze keeps them.
+    application.state.lifespan_hooks.append(serving_runtime)
 
     extra: dict[str, Any] = {"http": header_timeout_protocol(header_timeout)}
     if log_format is LogFormat.json:
