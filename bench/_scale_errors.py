@@ -16,6 +16,11 @@ every sweep leaves it (target: at most 1.2x for the new shape; the search must n
 tenant how much others wrote); the same before any merge is shown beside it.
 
     python bench/_scale_errors.py --own 500 --foreign 20000 --samples 300
+    python bench/_scale_errors.py --postgres      # the same on PostgreSQL (a server of the run)
+
+On PostgreSQL, ``old`` is the statement used before (the GIN index's matches of every tenant,
+filtered to the tenant) and ``new`` the one now (the tenant's newest 10,000 records by its
+``(tenant, seq)`` key, matched among them); there is no index to merge.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from memstrata.config import Settings
 from memstrata.errormem import ErrorMemory
@@ -136,13 +142,87 @@ async def measure(own: int, foreign: int, samples: int) -> dict[tuple[str, str],
     return {key: statistics.median(v[skip:]) for key, v in ms.items()}
 
 
+_OLD_PG = """
+SELECT e.seq, ts_rank(e.fts, q.q, 1) AS score, {vectored}
+FROM (SELECT {any_term} AS q) q JOIN error_records e ON e.fts @@ q.q
+WHERE e.tenant = %(tenant)s AND e.expires_at > %(now)s AND {tool}
+ORDER BY score DESC, e.seq DESC LIMIT %(limit)s"""
+
+
+async def measure_postgres(own: int, foreign: int, samples: int) -> dict[tuple[str, str], float]:
+    """p50 (ms) per (database, shape) on PostgreSQL: databases ``alone`` and ``shared``."""
+    import psycopg
+    from core import start_postgres  # the benchmark suite's server, only when asked for
+
+    from memstrata.store import open_store
+    from memstrata.store.postgres import _errors_sql as pg_sql
+    from memstrata.store.postgres._sql import ANY_TERM
+    from memstrata.store.postgres._text import match_terms
+
+    old = _OLD_PG.format(vectored=pg_sql._VECTORED, any_term=ANY_TERM, tool=pg_sql._TOOL)
+    work = Path(tempfile.mkdtemp(prefix="memstrata-scale-errors-pg-"))
+    server = start_postgres(work)
+    stores: dict[str, Any] = {}
+    conns: dict[str, Any] = {}
+    try:
+        for f, count in (("alone", 0), ("shared", foreign)):
+            url = server.create_database(f)
+            stores[f] = await open_store(url)
+            _log(f"PostgreSQL: writing {own:,} records of a and {count:,} of b ({f})")
+            await _fill(_memory(stores[f], "a"), own, random.Random(1))
+            if count:
+                await _fill(_memory(stores[f], "b"), count, random.Random(2))
+            conns[f] = psycopg.connect(url, autocommit=True)
+            conns[f].execute("ANALYZE error_records")
+        rng = random.Random(3)
+        ms: dict[tuple[str, str], list[float]] = {
+            (f, sh): [] for f in stores for sh in ("old", "new", "search")}
+        jobs = list(ms)
+        for k in range(samples):
+            query = " ".join(rng.sample(WORDS, rng.choice((1, 2))))
+            params = {"tenant": "a", "now": _clock(), "tool": None, "model": None,
+                      "dim": None, "limit": 256,
+                      "terms": match_terms(fts_match_expression(query_terms(query)))}
+            shift = k % len(jobs)
+            for f, shape in jobs[shift:] + jobs[:shift]:
+                start = time.perf_counter()
+                if shape == "search":
+                    await _memory(stores[f], "a").search(query, limit=LIMIT)
+                else:
+                    conns[f].execute(old if shape == "old" else pg_sql.SELECT_ERROR_FTS,
+                                     params).fetchall()
+                ms[(f, shape)].append((time.perf_counter() - start) * 1000)
+    finally:
+        for c in conns.values():
+            c.close()
+        for store in stores.values():
+            await store.close()
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    skip = samples // 10
+    return {key: statistics.median(v[skip:]) for key, v in ms.items()}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--own", type=int, default=500, help="records of the searching tenant")
     parser.add_argument("--foreign", type=int, default=20_000,
                         help="records of another tenant using the same words")
     parser.add_argument("--samples", type=int, default=300, help="queries per file and shape")
+    parser.add_argument("--postgres", action="store_true",
+                        help="on PostgreSQL instead (a server started for the run)")
     args = parser.parse_args(argv)
+    if args.postgres:
+        pg = asyncio.run(measure_postgres(args.own, args.foreign, args.samples))
+        print(f"error keyword search p50, {args.own:,} own records, alone / with "
+              f"{args.foreign:,} foreign records (PostgreSQL)")
+        for shape in ("old", "new", "search"):
+            alone, shared = pg[("alone", shape)], pg[("shared", shape)]
+            verdict = "" if shape == "old" else (
+                f"  {'met' if shared / alone <= 1.2 else 'missed'} (target <= 1.2x)")
+            print(f"  {shape:<7} {alone:8.3f} ms  {shared:8.3f} ms {shared / alone:5.2f}x"
+                  + verdict)
+        return 0
     p50 = asyncio.run(measure(args.own, args.foreign, args.samples))
     print(f"error keyword search p50, {args.own:,} own records, alone / with {args.foreign:,} "
           "foreign records (index merged) / the same unmerged (SQLite)")

@@ -5,17 +5,18 @@ holding one second's worth of requests (at least one): a request finding it empt
 ``Retry-After``. A tenant's quotas (``messages_per_day`` and ``stored_bytes`` of the key, else
 the ``tenant_messages_per_day`` and ``tenant_stored_bytes`` settings) are checked before each
 request that adds messages. ``stored_bytes`` is checked against what the tenant holds (read
-from the store at most once a second per tenant). ``messages_per_day`` counts the messages the
-tenant's requests added since the UTC day began in this process, as each request reports when
-it has stored them (``added``); a request under way holds one place until then. Deleting
-messages gives no place back: the day's count is of messages added, not of the holding, so
-deleting older messages makes no room, and a batch counts in full. All of it is held in the
-process: several processes over one PostgreSQL database each apply the limits on
-their own.
+from the store at most once a second per tenant, by one request for all).
+``messages_per_day`` counts the messages the tenant's requests added since the UTC day began
+in this process, as each request reports when it has stored them (``added``); a request under
+way holds one place until then. Deleting messages gives no place back: the day's count is of
+messages added, not of the holding, so deleting older messages makes no room, and a batch
+counts in full. All of it is held in the process: several processes over one PostgreSQL
+database each apply the limits on their own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -69,6 +70,7 @@ class Limits:
         self._buckets: dict[str, _Bucket] = {}
         self._usage: dict[str, _Usage] = {}
         self._days: dict[str, _Day] = {}
+        self._reading: dict[str, asyncio.Future[_Usage]] = {}
         self.on_limited: Callable[[str], None] | None = None
         """Called with the kind of limit (``rate``, ``messages_per_day``, ``stored_bytes``)
         each time a request is refused (the metrics count them)."""
@@ -142,14 +144,34 @@ class Limits:
                               "the day (UTC)", until)
 
     async def _current(self, tenant: str) -> _Usage:
-        now = self._clock()
+        """The tenant's holding as last read. Once a read is a second old, the next request
+        waits for a new one, and requests arriving while it runs go on with the last one, so
+        a burst of adds never queues a read per request."""
         usage = self._usage.get(tenant)
-        if usage is not None and now - usage.read_at < _USAGE_TTL_S:
+        if usage is not None and self._clock() - usage.read_at < _USAGE_TTL_S:
             return usage
-        _, stored = await self._usage_of(tenant)
-        usage = self._usage[tenant] = _Usage(stored, now)
-        return usage
+        reading = self._reading.get(tenant)
+        if reading is not None and usage is not None:
+            return usage  # a read is under way: the last one meanwhile
+        if reading is None:
+            reading = self._reading[tenant] = asyncio.ensure_future(self._read(tenant))
+            reading.add_done_callback(_retrieved)
+        return await asyncio.shield(reading)
+
+    async def _read(self, tenant: str) -> _Usage:
+        try:
+            _, stored = await self._usage_of(tenant)
+            usage = self._usage[tenant] = _Usage(stored, self._clock())
+            return usage
+        finally:
+            self._reading.pop(tenant, None)
 
     def _refuse(self, kind: str) -> None:
         if self.on_limited is not None:
             self.on_limited(kind)
+
+
+def _retrieved(done: asyncio.Future[_Usage]) -> None:
+    """A background read's failure is seen by the next read, not reported as lost."""
+    if not done.cancelled():
+        done.exception()

@@ -45,8 +45,9 @@ _SQLITE_NOTADB = 26
 
 
 class Connection:
-    """A SQLite database opened for memstrata: configured, migrated, with an optional
-    read-only connection for the smallest reads on the event loop."""
+    """A SQLite database opened for memstrata: configured, migrated, with two optional
+    read-only connections: one for the smallest reads on the event loop, one with a thread of
+    its own for the reads that must not wait behind a write (:meth:`read_aside`)."""
 
     def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
         self._conn = conn
