@@ -424,6 +424,9 @@ def _record(**fields: Any) -> dict[str, Any]:
 
 # (what, the call, the field named, the reason given: exact, or a pattern when it holds a time)
 REFUSED: list[tuple[str, Callable[[Any], Awaitable[Any]], str, str | re.Pattern[str]]] = [
+    ("session before the rest", lambda m: m.add("a b", "robot", 5), "session",
+     "must be 1-128 characters from A-Z a-z 0-9 . _ : @ - (ASCII only: no spaces, no "
+     "letters of other scripts); character ' ' (U+0020) at position 1 is not allowed"),
     ("role missing", lambda m: m.add("s", None, "hi"), "role", _ROLE_RULE.format("None")),
     ("content a number", lambda m: m.add("s", "user", 5), "content",
      _CONTENT_RULE.format("int")),
@@ -507,3 +510,9 @@ async def test_bad_input_is_refused_in_the_same_words(
         assert reason.fullmatch(refused.reason), refused.reason
     # Nothing of it was written.
     assert await mem.sessions() == [] and await mem.errors.list() == []
+
+
+async def test_export_refuses_a_bad_session_id_when_called(mem: MemoryAPI) -> None:
+    with pytest.raises(InvalidInput) as info:
+        mem.export("a b")  # not iterated: refused at the call
+    assert info.value.field == "session"

@@ -158,6 +158,56 @@ async def test_a_record_missing_a_part_is_not_read(mem: Memory) -> None:
     assert await session.get_items() == EVERY_KIND[3:4]
 
 
+def _damaged(text: str, part: int = 0, parts: int = 1) -> dict[str, Any]:
+    """A message carrying the session's tag over JSON that does not parse, as a program that
+    wrote the meta by hand, or a damaged import, could leave."""
+    return {"role": "assistant", "content": text,
+            "meta": {"openai_agents": {"p": part, "n": parts, "j": "not valid json {{{"}}}
+
+
+async def test_pop_drops_damaged_records_newer_than_the_item(mem: Memory) -> None:
+    session = MemstrataSession("s", memory=mem)
+    older = _items({"role": "user", "content": "older"}, {"role": "user", "content": "valid"})
+    await session.add_items(older)
+    await mem.add_many("s", [_damaged("unreadable"), _damaged("orphan part", part=1, parts=2)])
+    assert await session.pop_item() == older[1]
+    assert [m.content for m in await mem.recent("s")] == ["older"]  # the damage is gone
+    assert await session.get_items() == older[:1]
+
+
+async def test_pop_of_only_damaged_records_is_none_and_drops_them(mem: Memory) -> None:
+    session = MemstrataSession("s", memory=mem)
+    await mem.add_many("s", [_damaged("first part", parts=2), _damaged("unreadable")])
+    assert await session.pop_item() is None
+    assert await mem.recent("s") == [] and await session.get_items() == []
+
+
+async def test_a_limited_read_skips_damaged_newest_records(mem: Memory) -> None:
+    session = MemstrataSession("s", memory=mem, session_settings={"limit": 1})
+    older = _items({"role": "user", "content": "older"}, {"role": "user", "content": "valid"})
+    await session.add_items(older)
+    await mem.add_many("s", [_damaged("unreadable"), _damaged("orphan part", part=1, parts=2)])
+    assert await session.get_items() == older[1:]  # session_settings.limit
+    assert await session.get_items(limit=2) == older
+
+
+@pytest.mark.parametrize("write", ["add", "pop", "clear"])
+async def test_a_cancelled_write_finishes_then_the_cancellation_propagates(
+        mem: Memory, write: str) -> None:
+    session = MemstrataSession("s", memory=mem)
+    kept = _items({"role": "user", "content": "kept"}, {"role": "user", "content": "last"})
+    await session.add_items(kept)
+    calls = {"add": lambda: session.add_items(EVERY_KIND[3:5]), "pop": session.pop_item,
+             "clear": session.clear_session}
+    running = asyncio.ensure_future(calls[write]())
+    await asyncio.sleep(0)
+    running.cancel()  # lands while the write is under way: it completes all the same
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    expected = {"add": [*kept, *EVERY_KIND[3:5]], "pop": kept[:1], "clear": []}[write]
+    assert await session.get_items() == expected
+
+
 async def test_messages_written_by_others_read_as_easy_input(mem: Memory) -> None:
     await mem.add("s", "user", "written without the SDK")
     session = MemstrataSession("s", memory=mem)

@@ -54,9 +54,13 @@ export class TooLargeError extends MemstrataError {}
 export class ProviderError extends MemstrataError {}
 /** 503: the service is starting or stopping; try again shortly. */
 export class UnavailableError extends MemstrataError {}
+/** 500 `store_error`: the service's database failed (a damaged file, a file removed under it,
+ * PostgreSQL gone); the service's log has the details under `requestId`. As the Python
+ * library's `StoreError`, it is the parent of the full disk's error. */
+export class StoreError extends MemstrataError {}
 /** 507: the disk holding the service's database is full; nothing of the request was stored. */
-export class DiskFullError extends MemstrataError {}
-/** Any other error answer (500 `store_error` or `internal_error`, 405, 415 …). */
+export class DiskFullError extends StoreError {}
+/** Any other error answer (500 `internal_error`, 405, 415 …). */
 export class ServerError extends MemstrataError {}
 /** No answer: connection refused, name not resolved, or the timeout passed. */
 export class UnreachableError extends MemstrataError {}
@@ -97,7 +101,8 @@ export function errorFor(status: number, text: string, where: string,
   try {
     parsed = JSON.parse(text);
   } catch { /* not JSON: a proxy's page, say */ }
-  const Kind = BY_STATUS[status] ?? ServerError;
+  const Kind = isErrorBody(parsed) && parsed.error.type === "store_error" ? StoreError
+    : BY_STATUS[status] ?? ServerError;
   if (isErrorBody(parsed)) {
     const { type, message, field } = parsed.error;
     const named = field ? `${field}: ${message}` : message;

@@ -4,7 +4,7 @@ export type { ClientOptions } from "./client.js";
 export { Context } from "./context.js";
 export {
   ConflictError, DiskFullError, ForbiddenError, InvalidInputError, MemstrataError, NotFoundError,
-  ProviderError, RateLimitedError, ServerError, TooLargeError, UnauthorizedError,
+  ProviderError, RateLimitedError, ServerError, StoreError, TooLargeError, UnauthorizedError,
   UnavailableError, UnreachableError,
 } from "./errors.js";
 export { AdminKeys } from "./keys.js";

@@ -2,9 +2,10 @@
 // exact times and its typed errors.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { rm } from "node:fs/promises";
 import {
-  Context, InvalidInputError, MemoryClient, MemstrataError, NotFoundError, UnauthorizedError,
-  UnreachableError, nsToDate, toNsString,
+  Context, DiskFullError, InvalidInputError, MemoryClient, MemstrataError, NotFoundError,
+  ServerError, StoreError, UnauthorizedError, UnreachableError, nsToDate, toNsString,
 } from "../dist/index.js";
 import { startServer } from "../scripts/serve.mjs";
 
@@ -280,5 +281,24 @@ describe("failures", () => {
     assert.equal(error.status, undefined);
     assert.equal(await nowhere.ready(), false);
     assert.equal(await mem.ready(), true);
+  });
+
+  test("a database that fails under the service is StoreError", async () => {
+    const own = await startServer({ tenants: ["acme"] });
+    try {
+      const client = new MemoryClient({ baseUrl: own.url, apiKey: own.keys.acme });
+      await client.add("s", "user", "stored before");
+      for (const suffix of ["", "-wal", "-shm"]) await rm(own.db + suffix, { force: true });
+      const error = await client.add("s", "user", "to a file that is gone").catch((e) => e);
+      assert.ok(error instanceof StoreError, String(error));
+      assert.ok(!(error instanceof ServerError) && !(error instanceof DiskFullError));
+      assert.equal(error.status, 500);
+      assert.equal(error.type, "store_error");
+      assert.match(error.requestId, /^[0-9a-f]{32}$/);
+      assert.ok(error.message.includes(error.requestId));
+      assert.ok(new DiskFullError("full") instanceof StoreError); // as in the Python tree
+    } finally {
+      await own.stop();
+    }
   });
 });

@@ -17,10 +17,10 @@ from typing import Any, Protocol, TypeVar
 
 from ..config import Settings
 from ..types import Message, SessionInfo
-from ._records import Stored, decode
+from ._records import Stored, decode, decode_damaged
 from ._source import MemorySource, SharedMemory
 
-__all__ = ["History", "SourceHistory", "history", "newest", "settled"]
+__all__ = ["History", "SourceHistory", "history", "newest", "newest_whole", "settled"]
 
 T = TypeVar("T")
 
@@ -108,6 +108,28 @@ async def newest(memory: History, session: str, tag: str, want: int | None, *,
                 return records[max(0, len(records) - want):]
             if until is not None and records and until(records):
                 return records
+
+
+async def newest_whole(memory: History, session: str,
+                       tag: str) -> tuple[Stored | None, list[int]]:
+    """The session's newest whole record (``None``: there is none), and the ids of the
+    damaged messages newer than it (every damaged one when there is no record): parts of a
+    record that lacks a part, or whose JSON does not parse."""
+    page_size = memory.settings.search_limit_max
+    messages: list[Message] = []
+    before: int | None = None
+    while True:
+        page = await memory.recent(session, limit=page_size, before_id=before)
+        messages[:0] = reversed(page)
+        records, damaged = decode_damaged(messages, tag)
+        if records:
+            # Whatever follows a whole record begins after it, so its damage is real; what
+            # precedes it may be a record cut by the page's edge, and is not looked at.
+            last = records[-1].ids[-1]
+            return records[-1], [i for i in damaged if i > last]
+        if len(page) < page_size:
+            return None, damaged
+        before = page[-1].id
 
 
 async def settled(write: Awaitable[T]) -> T:

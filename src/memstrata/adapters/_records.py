@@ -22,7 +22,7 @@ from typing import Any
 
 from ..types import Message
 
-__all__ = ["Stored", "decode", "encode"]
+__all__ = ["Stored", "decode", "decode_damaged", "encode"]
 
 # memstrata refuses meta above 64 KiB of UTF-8 JSON. Re-encoded inside meta, a character of
 # the record's JSON costs at most 4 bytes (an astral character; a quote or backslash costs
@@ -89,27 +89,42 @@ def decode(messages: Iterable[Message], tag: str) -> list[Stored]:
     """The records held by ``messages`` (oldest first). A record whose parts are not all
     there (a removal that stopped halfway) is left out; a message without the tag comes
     back on its own with ``value=None``."""
+    return decode_damaged(messages, tag)[0]
+
+
+def decode_damaged(messages: Iterable[Message], tag: str) -> tuple[list[Stored], list[int]]:
+    """:func:`decode`'s records, and the ids of the tagged messages left out as damaged
+    (oldest first): parts whose record lacks a part (or begins before ``messages``), and
+    parts whose joined JSON does not parse."""
     out: list[Stored] = []
+    damaged: list[int] = []
     run: list[Message] = []
     for m in messages:
         part = _part(m, tag)
         if part is None:
+            damaged.extend(r.id for r in run)
             run = []
             out.append(Stored(None, (m.id,), {}, m))
             continue
         if part["p"] == 0:
+            damaged.extend(r.id for r in run)
             run = [m]
         elif run and part["p"] == len(run):
             run.append(m)
         else:
-            run = []  # a part whose predecessor is gone
+            damaged.extend(r.id for r in run)
+            damaged.append(m.id)  # a part whose predecessor is gone
+            run = []
             continue
         if len(run) == part["n"]:
             stored = _join(run, tag)
             if stored is not None:
                 out.append(stored)
+            else:
+                damaged.extend(r.id for r in run)
             run = []
-    return out
+    damaged.extend(r.id for r in run)
+    return out, damaged
 
 
 def _part(m: Message, tag: str) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ from agents.memory.session_settings import coerce_session_settings
 from .._ingest import check_session
 from ..config import Settings
 from ..errors import Closed
-from ._bridge import History, history, newest, settled
+from ._bridge import History, history, newest, newest_whole, settled
 from ._records import Stored, encode
 from ._source import SharedMemory
 
@@ -97,18 +97,21 @@ class MemstrataSession:
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove the most recent item and return it (``None`` when the session is empty).
 
-        The item's first message is forgotten first: that is the claim, so of two callers
-        popping at once each gets a different item; a record missing its first message is
-        no longer read, and its other parts go next.
+        Damaged records newer than it (a part missing, or JSON that does not parse, as
+        another writer may leave) are removed on the way, not returned, as the SDK's own
+        sessions drop rows they cannot read. The item's first message is forgotten first:
+        that is the claim, so of two callers popping at once each gets a different item; a
+        record missing its first message is no longer read, and its other parts go next.
         """
         return await settled(self._pop(self._live()))
 
     async def _pop(self, memory: History) -> TResponseInputItem | None:
         while True:
-            latest = await newest(memory, self.session_id, _TAG, 1)
-            if not latest:
+            record, damaged = await newest_whole(memory, self.session_id, _TAG)
+            for message_id in damaged:
+                await memory.forget(message_id)
+            if record is None:
                 return None
-            record = latest[0]
             if not await memory.forget(record.id):
                 continue  # another caller popped it first
             for rest in record.ids[1:]:

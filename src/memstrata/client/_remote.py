@@ -138,11 +138,11 @@ class RemoteMemory:
                   sender: str | None = None, at: int | None = None,
                   meta: Mapping[str, Any] | None = None, key: str | None = None) -> Message:
         """Store one message; when this returns, the server has committed it."""
+        path = f"{_session_path(session)}/messages"
         checks.message(role, content, sender=sender, at=at, meta=meta, key=key)
         body = _item({"role": role, "content": content, "sender": sender, "at": at,
                       "meta": meta, "key": key})
-        return wire.message(await self._http.send_json(
-            "POST", f"{_session_path(session)}/messages", body))
+        return wire.message(await self._http.send_json("POST", path, body))
 
     async def add_many(self, session: str, items: Iterable[Mapping[str, Any]]) -> list[Message]:
         """Store several messages atomically (all or none)."""
@@ -293,9 +293,13 @@ class RemoteMemory:
 
     # -- import / export -------------------------------------------------------------------
 
-    async def export(self, session: str) -> AsyncIterator[dict[str, Any]]:
-        """The session as records: its messages (oldest first), then its summary."""
-        records = self._http.stream_lines(f"{_session_path(session)}/export")
+    def export(self, session: str) -> AsyncIterator[dict[str, Any]]:
+        """The session as records: its messages (oldest first), then its summary. A bad
+        session id is refused here, before anything is iterated, as locally."""
+        return self._export(f"{_session_path(session)}/export")
+
+    async def _export(self, path: str) -> AsyncIterator[dict[str, Any]]:
+        records = self._http.stream_lines(path)
         try:
             first = await anext(records)
         except (StopAsyncIteration, NotFound):
