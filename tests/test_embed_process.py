@@ -15,8 +15,11 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
 import numpy as np
 import pytest
+from serve_process import SERVE_ENV, serve_process
+from server_helpers import auth, make_key
 
 from memstrata import Memory, Settings
 from memstrata.errors import InvalidInput
@@ -219,3 +222,51 @@ def test_only_local_models_get_children() -> None:
         LocalEmbedder(workers=9)
     assert caught.value.field == "embed_workers"
     threading.Thread(target=local.close).start()  # nothing running: returns at once
+
+
+def _children_of_server(db: str) -> list[int]:
+    """The embedding children whose parent is the ``memstrata serve`` of ``db``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            parent = Path(f"/proc/{ppid}/cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"memstrata.providers._child" in command and db.encode() in parent:
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_service_embeds_in_one_child_by_default(tmp_path: Path) -> None:
+    db = str(tmp_path / "served.db")
+    key = make_key(db, "acme")
+    with serve_process(db, {"MEMSTRATA_EMBEDDER": "local", "PYTHONPATH": str(SRC)}) as url:
+        items = [{"role": "user", "content": t} for t in TEXTS[:6]]
+        answer = httpx.post(f"{url}/v1/sessions/s/messages/batch", json={"items": items},
+                            headers=auth(key), timeout=60)
+        assert answer.status_code == 201, answer.text
+        deadline = time.monotonic() + 240
+        while True:
+            stats = httpx.get(f"{url}/v1/sessions/s", headers=auth(key), timeout=60).json()
+            if stats["index_backlog"] == 0:
+                break
+            assert time.monotonic() < deadline, stats
+            time.sleep(0.25)
+        children = _children_of_server(db)
+        assert len(children) == 1
+    # Stopping the service stopped its child.
+    assert _wait_gone(children[0], 5)
+
+
+def test_the_service_refuses_a_word_for_embed_workers(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "memstrata", "--db", str(tmp_path / "x.db"), "serve"],
+        env={**os.environ, **SERVE_ENV, "MEMSTRATA_EMBED_WORKERS": "off",
+             "PYTHONPATH": str(SRC)},
+        capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode != 0
+    assert "MEMSTRATA_EMBED_WORKERS" in proc.stdout + proc.stderr
