@@ -22,7 +22,7 @@ from serve_process import SERVE_ENV, serve_process
 from server_helpers import auth, make_key
 
 from memstrata import Memory, Settings
-from memstrata.errors import InvalidInput
+from memstrata.errors import InvalidInput, ProviderError
 from memstrata.providers import (
     EmbedChildren,
     HashEmbedder,
@@ -152,13 +152,32 @@ async def test_close_stops_a_busy_child_within_its_bound() -> None:
     assert took < 3.0, took
     assert _wait_gone(pid, 1)
     assert children.deaths == 0  # stopped, not died
-    # The batch in flight was embedded in this process instead.
-    vectors = await task
-    assert vectors.shape == (len(TEXTS) * 4, 512)
+    # The batch in flight fails (the indexer hands such a batch back), without loading the
+    # model here while closing.
+    with pytest.raises(ProviderError, match="stopped"):
+        await task
+    assert not embedder.loaded
     # A later batch starts a child again.
     await _in_background(embedder, TEXTS[:2])
     assert children.started == 2
     await asyncio.to_thread(embedder.close)
+
+
+async def test_close_stops_a_child_still_loading_the_model() -> None:
+    embedder = LocalEmbedder(workers=1)
+    children = embedder.children
+    assert children is not None
+    task = asyncio.ensure_future(_in_background(embedder, TEXTS[:2]))
+    deadline = time.monotonic() + 10
+    while not children.started and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert children.started == 1
+    started = time.monotonic()
+    await asyncio.to_thread(embedder.close, 0.2)
+    assert time.monotonic() - started < 3.0
+    with pytest.raises(ProviderError):
+        await asyncio.wait_for(task, 5)
+    assert not children.pids and children.deaths == 0
 
 
 def test_child_exits_when_its_parent_dies(tmp_path: Path) -> None:
