@@ -100,7 +100,7 @@ class EmbedChildren:
         """The model's vectors for ``texts`` (one row each, not normalised), or ``None`` when
         the children were given up (embed in process instead). A child that dies is replaced
         and given the batch again. Raises ``ProviderError`` when the model failed on the batch
-        (the child stays up)."""
+        (the child stays up), could not load, or ``close()`` stopped the child meanwhile."""
         if self.given_up:
             return None
         slot = self._idle.get()
