@@ -99,8 +99,8 @@ async def _same_as_rebuilt(kept: LiveIndexes, store: Store) -> None:
     order_b = [order_a[i] for i in b.ids.tolist()]
     rows_a, rows_b = a.rows[order_b], b.rows
     assert np.array_equal(index.present[rows_a], fresh.present[rows_b])
-    assert np.array_equal(index.own_vectors[rows_a], fresh.own_vectors[rows_b])
-    assert np.array_equal(index.key_vectors[rows_a], fresh.key_vectors[rows_b])
+    for name in ("own_q", "own_scale", "key_q", "key_scale"):
+        assert np.array_equal(getattr(index, name)[rows_a], getattr(fresh, name)[rows_b])
     names = list(index.sessions)
     fresh_names = list(fresh.sessions)
     assert [names[c] for c in index.codes[rows_a]] == [fresh_names[c]
@@ -191,7 +191,7 @@ async def test_tenant_search_scores_as_session_search(target: str, store: Store)
 
 async def test_kept_index_ranks_as_the_session_index(target: str, store: Store) -> None:
     """The kept index and the per-session index built from ``load_hot`` rank a session's
-    messages alike (same ids, same probabilities)."""
+    messages alike (same ids, probabilities within what int8 vectors move them)."""
     async with Memory.open(target, settings=SETTINGS, background=False) as mem:
         first = await mem.add_many("s", _chat(40))
         await mem.flush()
@@ -216,7 +216,9 @@ async def test_kept_index_ranks_as_the_session_index(target: str, store: Store) 
                 new = rank_tenant(index, ["s"], terms, q, ranker, k=10, now=4 * 10**18,
                                   hybrid=mode == "hybrid")
                 assert [r.id for r in new] == [r.id for r in old], (mode, query)
-                assert np.allclose([r.score for r in new], [r.score for r in old], atol=1e-6)
+                # The kept index holds int8 vectors: cosines within the quantisation error
+                # (tests/test_quant.py), the keyword features exact.
+                assert np.allclose([r.score for r in new], [r.score for r in old], atol=2e-3)
 
 
 _WRITER = textwrap.dedent("""

@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from ._background import Background, pause
-from ._context import Context, pack
+from ._context import Context, check_new_input, pack
 from ._ingest import (
     check_message_id,
     check_session,
@@ -44,7 +44,6 @@ from .search import (
 )
 from .store import Store, check_target, open_store
 from .summary import CronRunner, SummaryRunner
-from .text import check_unicode
 from .tools import Tools
 from .types import (
     Draft,
@@ -345,10 +344,7 @@ class Memory:
     async def context(self, session: str, query: str | None = None) -> Context:
         """The window and summary to send before the new user input."""
         self._session(session)
-        if query is not None and not isinstance(query, str):
-            raise InvalidInput("query", "must be the new user input as text, or None")
-        if query is not None:
-            check_unicode(query, "query")
+        query = check_new_input(query)
         window, summary = await self._store.window_and_summary(
             self.tenant, session, self.settings.window_messages)
         behind = await self._unsummarized(session, window, summary)

@@ -124,7 +124,10 @@ def serve(
         settings = settings.replace(embed_workers=SERVE_EMBED_WORKERS)
     application = create_app(target, settings=settings, body_timeout=body_timeout,
                              max_imports=max_imports)
-    from ..server import header_timeout_protocol, json_log_config
+    from ..server import header_timeout_protocol, json_log_config, serving_runtime
+
+    # Last: it runs once the database and models are open, so gc.freeze keeps them.
+    application.state.lifespan_hooks.append(serving_runtime)
 
     extra: dict[str, Any] = {"http": header_timeout_protocol(header_timeout)}
     if log_format is LogFormat.json:

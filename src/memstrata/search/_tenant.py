@@ -1,21 +1,21 @@
 """A tenant's search index held in the process and changed write by write (pure).
 
 One structure per tenant (and vector model) holds every hot message the process has seen, in
-rows appended in arrival order: arrays grown by doubling (ids, session codes, times, senders,
-the per-message signals, both vectors), explicit previous/next row links inside each session
-(so sessions need not be contiguous), and per-term postings of each message's own terms and of
-its neighbour key. A message's key is its own terms plus those of the two messages either side
-(:data:`DEFAULT_KEY_WEIGHTS`), so appending a message changes the keys of that message and of
-the two before it only; a removal changes the keys of the two alive messages either side.
-Postings are append-only (term, row, weight) triples: a key that changes gets its old
-contribution subtracted and its new one added, and a query sums a term's triples per row
-(exact: a few float32 weights summed in float64), so the index kept write by write gives the
-same term frequencies as one built from scratch.
+rows appended in arrival order: arrays grown by a quarter at a time (ids, session codes,
+times, senders, the per-message signals, both vectors as int8 with a scale each:
+:mod:`memstrata.search._quant`), explicit previous/next row links inside each session (so
+sessions need not be contiguous), and the postings of each message's own terms
+(:class:`memstrata.search._postings.Postings`). A message's neighbour key is its own terms
+plus those of the two messages either side (:data:`DEFAULT_KEY_WEIGHTS`); it is not stored
+but summed when a query reads a term: each own posting of the term is carried along the
+links to the keys within reach. So appending a message adds its own terms only, a removal
+relinks its neighbours, and the term frequencies (a few float32 weights times counts,
+summed in float64: exact) equal those of a per-session build.
 
 A query selects the rows it searches (one session's, or the tenant's), and gets the inputs of
-:func:`memstrata.search._features.feature_matrix` for them: postings of the query's terms
-only, key and own lengths, links, cosines. Features therefore match those a per-session build
-gives, for a session search and for a tenant-wide one alike.
+:func:`memstrata.search._features.feature_matrix` for them: the query terms' own and key
+frequencies, key and own lengths, links, cosines. Features therefore match those a
+per-session build gives, for a session search and for a tenant-wide one alike.
 """
 
 from __future__ import annotations
@@ -30,15 +30,20 @@ import numpy.typing as npt
 
 from ._bm25 import DEFAULT_KEY_WEIGHTS, KeywordIndex, tokens
 from ._features import Signals, signals
+from ._postings import Postings
+from ._quant import dequantise, dots, quantise
 
 __all__ = ["Selection", "TenantIndex"]
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
+Int32Array = npt.NDArray[np.int32]
+Int8Array = npt.NDArray[np.int8]
 BoolArray = npt.NDArray[np.bool_]
 
 _KEY_REACH = max(abs(o) for o in DEFAULT_KEY_WEIGHTS)
-_Triples = list[tuple[npt.NDArray[np.int32], int, npt.NDArray[np.float64]]]
+# Bytes a vocabulary entry costs in the process (the term's string and its dict slot), roughly.
+_TERM_BYTES = 120
 
 
 A = TypeVar("A", bound=npt.NDArray[Any])
@@ -54,36 +59,12 @@ def _widen(array: A, cap: int, used: int, fill: float = 0) -> A:
     return widened
 
 
-class _Postings:
-    """One term's postings: rows and weights, grown by doubling."""
-
-    __slots__ = ("rows", "size", "weights")
-
-    def __init__(self) -> None:
-        self.rows = np.empty(0, dtype=np.int32)
-        self.weights = np.empty(0, dtype=np.float64)
-        self.size = 0
-
-    def extend(self, rows: npt.NDArray[np.int32], weights: npt.NDArray[np.float64]) -> int:
-        """Append postings; returns the bytes the lists grew by."""
-        add = rows.shape[0]
-        if not self.size:
-            self.rows, self.weights, self.size = rows.copy(), weights.copy(), add
-            return int(12 * add)
-        need = self.size + add
-        grown = 0
-        if need > self.rows.shape[0]:
-            cap = max(need, 2 * self.rows.shape[0])
-            grown = (cap - self.rows.shape[0]) * 12
-            wider_rows = np.empty(cap, dtype=np.int32)
-            wider_rows[:self.size] = self.rows[:self.size]
-            wider_weights = np.empty(cap, dtype=np.float64)
-            wider_weights[:self.size] = self.weights[:self.size]
-            self.rows, self.weights = wider_rows, wider_weights
-        self.rows[self.size:need] = rows
-        self.weights[self.size:need] = weights
-        self.size = need
-        return grown
+def _step(links: Int32Array, rows: npt.NDArray[Any], steps: int) -> IntArray:
+    """The row ``steps`` links from each of ``rows`` (-1: none that far)."""
+    at = rows.astype(np.int64)
+    for _ in range(steps):
+        at = np.where(at >= 0, links[np.maximum(at, 0)], -1).astype(np.int64)
+    return at
 
 
 @dataclass(slots=True)
@@ -117,86 +98,79 @@ class Selection:
     """Each row's position in the selection (-1: not selected), one more entry for -1."""
 
 
+# The per-row arrays: name, dtype, fill of unused rows, and whether a row is a vector.
+_COLUMNS: tuple[tuple[str, type[np.generic], float, bool], ...] = (
+    ("ids", np.int64, 0, False), ("codes", np.int32, 0, False),
+    ("times", np.int64, 0, False), ("sender", np.int32, 0, False),
+    ("alive", np.bool_, 0, False), ("present", np.bool_, 0, False),
+    ("prev", np.int32, -1, False), ("next", np.int32, -1, False),
+    ("own_len", np.float32, 0, False), ("length", np.float32, 0, False),
+    ("cjk", np.float32, 0, False), ("question", np.float32, 0, False),
+    ("content", np.float32, 0, False),
+    ("own_q", np.int8, 0, True), ("own_scale", np.float32, 0, False),
+    ("key_q", np.int8, 0, True), ("key_scale", np.float32, 0, False),
+)
+
+
 class TenantIndex:
     """Every hot message of a tenant the process holds, kept current by :meth:`append`,
     :meth:`remove`, :meth:`set_vectors` and :meth:`clear_vectors`."""
+
+    ids: IntArray
+    codes: Int32Array
+    times: IntArray
+    sender: Int32Array
+    alive: BoolArray
+    present: BoolArray
+    prev: Int32Array
+    next: Int32Array
+    own_len: FloatArray
+    length: FloatArray
+    cjk: FloatArray
+    question: FloatArray
+    content: FloatArray
+    own_q: Int8Array
+    own_scale: FloatArray
+    key_q: Int8Array
+    key_scale: FloatArray
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self.size = 0
         self.max_id = 0
-        self._held = 0  # bytes of postings and per-row term lists
         self.generation = 0  # moves with every change
         self._selected: tuple[tuple[tuple[str, ...] | None, int], Selection] | None = None
         self.sessions: dict[str, _Session] = {}
         self._names: list[str] = []
         self.senders: dict[str | None, int] = {}
         self.vocab: dict[str, int] = {}
-        self._own: list[_Postings] = []
-        self._key: list[_Postings] = []
-        # Each row's distinct own terms and their counts: a slice of one flat list.
-        self._flat = _Postings()
+        self.terms = Postings()
         self._cap = 0
-        self.ids: IntArray = np.zeros(0, dtype=np.int64)
-        self.codes: IntArray = np.zeros(0, dtype=np.int64)
-        self.times: IntArray = np.zeros(0, dtype=np.int64)
-        self.sender: IntArray = np.zeros(0, dtype=np.int64)
-        self.alive: BoolArray = np.zeros(0, dtype=np.bool_)
-        self.present: BoolArray = np.zeros(0, dtype=np.bool_)
-        self.prev: IntArray = np.zeros(0, dtype=np.int64)
-        self.next: IntArray = np.zeros(0, dtype=np.int64)
-        self.own_len: FloatArray = np.zeros(0, dtype=np.float32)
-        self.key_len: npt.NDArray[np.float64] = np.zeros(0, dtype=np.float64)
-        self.term_lo: IntArray = np.zeros(0, dtype=np.int64)
-        self.term_hi: IntArray = np.zeros(0, dtype=np.int64)
-        self.length: FloatArray = np.zeros(0, dtype=np.float32)
-        self.cjk: FloatArray = np.zeros(0, dtype=np.float32)
-        self.question: FloatArray = np.zeros(0, dtype=np.float32)
-        self.content: FloatArray = np.zeros(0, dtype=np.float32)
-        self.own_vectors: FloatArray = np.zeros((0, dim), dtype=np.float32)
-        self.key_vectors: FloatArray = np.zeros((0, dim), dtype=np.float32)
+        for name, dtype, _, vector in _COLUMNS:
+            setattr(self, name, np.zeros((0, dim) if vector else 0, dtype=dtype))
         self._grow(64)
 
     # -- storage ---------------------------------------------------------------------------
 
     def reserve(self, rows: int) -> None:
         """Room for ``rows`` more messages at once (a large delta grows the arrays once)."""
-        self._grow(self.size + rows)
+        self._grow(self.size + rows, exact=True)
 
-    def _grow(self, need: int) -> None:
+    def _grow(self, need: int, *, exact: bool = False) -> None:
         if need <= self._cap:
             return
-        cap = max(need, 2 * self._cap)
-        self.ids = _widen(self.ids, cap, self.size)
-        self.codes = _widen(self.codes, cap, self.size)
-        self.times = _widen(self.times, cap, self.size)
-        self.sender = _widen(self.sender, cap, self.size)
-        self.alive = _widen(self.alive, cap, self.size)
-        self.present = _widen(self.present, cap, self.size)
-        self.prev = _widen(self.prev, cap, self.size, -1)
-        self.next = _widen(self.next, cap, self.size, -1)
-        self.own_len = _widen(self.own_len, cap, self.size)
-        self.key_len = _widen(self.key_len, cap, self.size)
-        self.term_lo = _widen(self.term_lo, cap, self.size)
-        self.term_hi = _widen(self.term_hi, cap, self.size)
-        self.length = _widen(self.length, cap, self.size)
-        self.cjk = _widen(self.cjk, cap, self.size)
-        self.question = _widen(self.question, cap, self.size)
-        self.content = _widen(self.content, cap, self.size)
-        self.own_vectors = _widen(self.own_vectors, cap, self.size)
-        self.key_vectors = _widen(self.key_vectors, cap, self.size)
+        # A quarter more at a time: the slack stays a small part of the index.
+        cap = need if exact else max(need, self._cap + self._cap // 4)
+        for name, _, fill, _ in _COLUMNS:
+            setattr(self, name, _widen(getattr(self, name), cap, self.size, fill))
         self._cap = cap
 
     @property
     def nbytes(self) -> int:
-        """Bytes held (arrays at capacity, postings, per-row term lists, roughly), kept as
-        the index grows."""
-        arrays = (self.ids, self.codes, self.times, self.sender, self.alive, self.present,
-                  self.prev, self.next, self.own_len, self.key_len, self.term_lo,
-                  self.term_hi, self.length, self.cjk,
-                  self.question, self.content, self.own_vectors, self.key_vectors)
-        total = sum(int(a.nbytes) for a in arrays)
-        return total + self._held + (64 + 80) * len(self.vocab)
+        """Bytes held (arrays at capacity, postings, the vocabulary, roughly), kept as the
+        index grows."""
+        arrays = sum(int(getattr(self, name).nbytes) for name, _, _, _ in _COLUMNS)
+        return arrays + self.terms.nbytes + _TERM_BYTES * len(self.vocab)
 
     @property
     def alive_count(self) -> int:
@@ -208,6 +182,21 @@ class TenantIndex:
             found = self.sessions[name] = _Session(code=len(self._names))
             self._names.append(name)
         return found
+
+    def vectors(self, rows: Sequence[int] | IntArray) -> tuple[FloatArray, FloatArray]:
+        """The own-text and keyed vectors of ``rows`` as float32 (dequantised; zero rows
+        where a message has none yet)."""
+        at = np.asarray(rows, dtype=np.int64)
+        return (dequantise(self.own_q[at], self.own_scale[at]),
+                dequantise(self.key_q[at], self.key_scale[at]))
+
+    def _put_vectors(self, rows: IntArray | Sequence[int], own: FloatArray,
+                     keyed: FloatArray) -> None:
+        at = np.asarray(rows, dtype=np.int64)
+        q, s = quantise(own)
+        self.own_q[at], self.own_scale[at] = q, s
+        q, s = quantise(keyed)
+        self.key_q[at], self.key_scale[at] = q, s
 
     # -- writes ----------------------------------------------------------------------------
 
@@ -238,8 +227,7 @@ class TenantIndex:
         self.sender[rows] = [self.senders.setdefault(s, len(self.senders)) for s in senders]
         self.alive[rows] = True
         self.present[rows] = embedded
-        self.own_vectors[rows] = own
-        self.key_vectors[rows] = keyed
+        self._put_vectors(rows, own, keyed)
         info = signals(texts)
         self.length[rows] = info.length
         self.cjk[rows] = info.cjk
@@ -249,29 +237,17 @@ class TenantIndex:
         token_lists = [tokens(f"{s}: {t}" if s else t)
                        for s, t in zip(senders, texts, strict=True)]
         lens = np.fromiter(map(len, token_lists), dtype=np.int64, count=n)
-        tids = np.fromiter((self._term(t) for toks in token_lists for t in toks),
-                           dtype=np.int64, count=int(lens.sum()))
-        width = max(len(self.vocab), 1)
+        vocab = self.vocab
+        tids = np.fromiter((vocab.setdefault(t, len(vocab)) for toks in token_lists
+                            for t in toks), dtype=np.int64, count=int(lens.sum()))
+        width = max(len(vocab), 1)
         pairs, counts = np.unique(np.repeat(np.arange(n, dtype=np.int64), lens) * width + tids,
                                   return_counts=True)
-        pair_row, pair_term = pairs // width, (pairs % width).astype(np.int32)
-        weights = counts.astype(np.float64)
-        base = self._flat.size
-        self.term_lo[rows] = base + np.searchsorted(pair_row, np.arange(n))
-        self.term_hi[rows] = base + np.searchsorted(pair_row, np.arange(n), side="right")
-        self._held += self._flat.extend(pair_term, weights)
+        self.terms.add((pairs % width).astype(np.int32),
+                       (start + pairs // width).astype(np.int32), counts.astype(np.float32))
         self.own_len[rows] = lens
-        self._post_arrays(self._own, pair_term, rows[pair_row], weights)
-        # Each session's chain: the last two rows it held (oldest first), then its new rows,
-        # linked after its tail.
-        chain_parts: list[IntArray] = []
-        seg_parts: list[IntArray] = []
-        old_parts: list[npt.NDArray[np.bool_]] = []
-        new_at = np.empty(n, dtype=np.int64)  # each new row's place in the chain
-        length = 0
-        for k, (st, a, b) in enumerate(segments):
-            before = ([st.tail, *self._walk(st.tail, _KEY_REACH - 1, forward=False)]
-                      if st.tail >= 0 else [])[::-1]
+        # Each session's new rows, linked after its tail.
+        for st, a, b in segments:
             mine = rows[a:b]
             if st.tail >= 0:
                 self.next[st.tail] = mine[0]
@@ -284,58 +260,15 @@ class TenantIndex:
             st.alive += b - a
             st.embedded += int(np.count_nonzero(embedded[a:b]))
             st.last_id = int(ids[b - 1])
-            chain_parts.append(np.concatenate((np.asarray(before, dtype=np.int64), mine)))
-            seg_parts.append(np.full(len(before) + b - a, k, dtype=np.int64))
-            old_parts.append(np.arange(len(before) + b - a) < len(before))
-            new_at[a:b] = np.arange(length + len(before), length + len(before) + b - a)
-            length += len(before) + b - a
-        chain = np.concatenate(chain_parts)
-        seg = np.concatenate(seg_parts)
-        old = np.concatenate(old_parts)
-        olds = chain[old].tolist()
-        # Keys: every term occurrence of a chain goes to the keys within reach in the same
-        # session, except what the old rows already hold of each other.
-        held = [self._own_terms(r) for r in olds]
-        term = np.concatenate([t for t, _ in held] + [pair_term]).astype(np.int64)
-        src = np.concatenate([np.full(t.shape[0], i, dtype=np.int64)
-                              for i, (t, _) in zip(np.flatnonzero(old).tolist(), held,
-                                                   strict=True)] + [new_at[pair_row]])
-        count = np.concatenate([c for _, c in held] + [weights])
-        parts_t, parts_d, parts_w = [], [], []
-        for offset, w in DEFAULT_KEY_WEIGHTS.items():
-            dest = src - offset
-            keep = (dest >= 0) & (dest < length)
-            keep[keep] &= (seg[dest[keep]] == seg[src[keep]]) & ~(old[dest[keep]]
-                                                                 & old[src[keep]])
-            parts_t.append(term[keep])
-            parts_d.append(dest[keep])
-            parts_w.append(count[keep] * float(np.float32(w)))
-        k_term = np.concatenate(parts_t)
-        k_dest = np.concatenate(parts_d)
-        k_w = np.concatenate(parts_w)
-        self.key_len[chain] += np.bincount(k_dest, weights=k_w, minlength=length)
-        keys, inverse = np.unique(k_term * length + k_dest, return_inverse=True)
-        summed = np.bincount(inverse, weights=k_w, minlength=keys.shape[0]).astype(np.float64)
-        self._post_arrays(self._key, (keys // length).astype(np.int32), chain[keys % length],
-                          summed)
         self.max_id = max(self.max_id, max(int(i) for i in ids))
 
     def remove(self, rows: Sequence[int] | IntArray) -> None:
-        """Remove rows (forgotten, compacted, reset, removed): the keys of the alive
-        messages that had them as neighbours are recomputed without them."""
+        """Remove rows (forgotten, compacted, reset, removed): their neighbours are linked
+        to each other, so the keys read through the links leave them out."""
         gone = sorted({int(r) for r in rows if self.alive[int(r)]})
         if not gone:
             return
         self.generation += 1
-        dead = set(gone)
-        touched: set[int] = set()
-        for r in gone:
-            touched.update(self._walk(r, _KEY_REACH, forward=False))
-            touched.update(self._walk(r, _KEY_REACH, forward=True))
-        touched -= dead
-        triples: _Triples = []
-        for r in sorted(touched):
-            self._key_of(triples, r, -1.0)
         for r in gone:
             st = self.sessions[self._names[int(self.codes[r])]]
             p, q = int(self.prev[r]), int(self.next[r])
@@ -351,19 +284,14 @@ class TenantIndex:
             self.alive[r] = False
             st.alive -= 1
             st.embedded -= int(self.present[r])
-        for r in sorted(touched):
-            self.key_len[r] = 0.0
-            self._key_of(triples, r, 1.0)
-        self._post(self._key, triples)
 
     def set_vectors(self, rows: Sequence[int], own: FloatArray, keyed: FloatArray) -> None:
         self.generation += 1
-        for i, r in enumerate(rows):
+        for r in rows:
             if not self.present[r] and self.alive[r]:
                 self.sessions[self._names[int(self.codes[r])]].embedded += 1
-            self.own_vectors[r] = own[i]
-            self.key_vectors[r] = keyed[i]
             self.present[r] = True
+        self._put_vectors(list(rows), own, keyed)
 
     def clear_vectors(self, rows: Sequence[int]) -> None:
         self.generation += 1
@@ -371,8 +299,8 @@ class TenantIndex:
             if self.present[r] and self.alive[r]:
                 self.sessions[self._names[int(self.codes[r])]].embedded -= 1
             self.present[r] = False
-            self.own_vectors[r] = 0.0
-            self.key_vectors[r] = 0.0
+            self.own_q[r] = self.key_q[r] = 0
+            self.own_scale[r] = self.key_scale[r] = 0.0
 
     def drop_session(self, name: str) -> None:
         """Every row of a session that is gone (no neighbour outside it to re-key)."""
@@ -425,34 +353,56 @@ class TenantIndex:
         nxt = pos[self.next[rows]]
         info = Signals(length=self.length[rows], cjk=self.cjk[rows],
                        question=self.question[rows], content=self.content[rows])
-        return Selection(rows=rows, ids=self.ids[rows], groups=self.codes[rows],
-                         links=(prev, nxt), times=self.times[rows],
-                         sender_codes=self.sender[rows], present=self.present[rows],
-                         info=info, own_lengths=self.own_len[rows].astype(np.float32),
-                         key_lengths=self.key_len[rows].astype(np.float32), pos=pos)
+        return Selection(rows=rows, ids=self.ids[rows],
+                         groups=self.codes[rows].astype(np.int64), links=(prev, nxt),
+                         times=self.times[rows],
+                         sender_codes=self.sender[rows].astype(np.int64),
+                         present=self.present[rows], info=info,
+                         own_lengths=self.own_len[rows],
+                         key_lengths=self._key_lengths(rows), pos=pos)
+
+    def _key_lengths(self, rows: IntArray) -> FloatArray:
+        """Each row's key length: its neighbours' own lengths, weighted as in the key."""
+        own = self.own_len
+        total = float(np.float32(DEFAULT_KEY_WEIGHTS[0])) * own[rows].astype(np.float64)
+        for offset in range(1, _KEY_REACH + 1):
+            for links, weight in ((self.prev, DEFAULT_KEY_WEIGHTS[-offset]),
+                                  (self.next, DEFAULT_KEY_WEIGHTS[offset])):
+                at = _step(links, rows, offset)
+                total += np.where(at >= 0, own[np.maximum(at, 0)], 0.0).astype(np.float64) \
+                    * float(np.float32(weight))
+        out: FloatArray = total.astype(np.float32)
+        return out
 
     def keyword(self, selection: Selection, terms: Sequence[str], *,
                 key: bool) -> KeywordIndex:
-        """A keyword index of the selected rows restricted to ``terms``: their postings in
-        the messages' own terms (``key=False``) or neighbour keys, term frequencies summed."""
+        """A keyword index of the selected rows restricted to ``terms``: their frequencies
+        in the messages' own terms (``key=False``) or neighbour keys (each own posting
+        carried to the keys within reach along the links), summed per row."""
         n = selection.rows.shape[0]
         pos = selection.pos
         vocab: dict[str, int] = {}
         docs_parts: list[IntArray] = []
         tf_parts: list[FloatArray] = []
-        lists = self._key if key else self._own
         for term in terms:
             tid = self.vocab.get(term)
             if tid is None or term in vocab:
                 continue
-            plist = lists[tid]
-            at = pos[plist.rows[:plist.size]]
+            src, counts = self.terms.get(tid)
+            if key:
+                dest_parts, w_parts = [], []
+                for offset, w in DEFAULT_KEY_WEIGHTS.items():
+                    # The key of the row ``offset`` before a posting's row holds its terms.
+                    dest = _step(self.prev if offset > 0 else self.next, src, abs(offset))
+                    dest_parts.append(pos[dest])
+                    w_parts.append(counts.astype(np.float64) * float(np.float32(w)))
+                at = np.concatenate(dest_parts)
+                weights = np.concatenate(w_parts)
+            else:
+                at, weights = pos[src], counts.astype(np.float64)
             keep = at >= 0
-            at = at[keep]
-            w = plist.weights[:plist.size][keep]
-            # Summed per position (a few weights each, exact in float64); a key whose
-            # contribution was taken back sums to exactly 0 and holds the term no more.
-            tf = np.bincount(at, weights=w, minlength=n)
+            # Summed per position: a few float32 weights times counts, exact in float64.
+            tf = np.bincount(at[keep], weights=weights[keep], minlength=n)
             docs = np.flatnonzero(tf > 0)
             vocab[term] = len(vocab)
             docs_parts.append(docs.astype(np.int64))
@@ -467,98 +417,24 @@ class TenantIndex:
                             lengths=selection.key_lengths if key else selection.own_lengths)
 
     def cosines(self, selection: Selection, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Own-text and keyed cosines of the selected rows with the unit query ``q``: one
-        product over the span of rows they occupy (a view, no copy), or over the rows
-        themselves when they are a small part of it."""
+        """Own-text and keyed cosines of the selected rows with the unit query ``q`` (both
+        int8: :func:`memstrata.search._quant.dots`): one product over the span of rows
+        they occupy (a view, no copy), or over the rows themselves when they are a small
+        part of it."""
         rows = selection.rows
         if not rows.shape[0]:
             empty = np.zeros(0, dtype=np.float32)
             return empty, empty.copy()
+        qq, qs = quantise(q)
         lo, hi = int(rows[0]), int(rows[-1]) + 1
         if hi - lo <= 2 * rows.shape[0]:
-            own = (self.own_vectors[lo:hi] @ q).astype(np.float32)[rows - lo]
-            keyed = (self.key_vectors[lo:hi] @ q).astype(np.float32)[rows - lo]
+            at = rows - lo
+            own = dots(self.own_q[lo:hi], self.own_scale[lo:hi], qq, float(qs[0]))[at]
+            keyed = dots(self.key_q[lo:hi], self.key_scale[lo:hi], qq, float(qs[0]))[at]
         else:
-            own = (self.own_vectors[rows] @ q).astype(np.float32)
-            keyed = (self.key_vectors[rows] @ q).astype(np.float32)
+            own = dots(self.own_q[rows], self.own_scale[rows], qq, float(qs[0]))
+            keyed = dots(self.key_q[rows], self.key_scale[rows], qq, float(qs[0]))
         return own, keyed
 
     def sender_names(self) -> tuple[str | None, ...]:
         return tuple(self.senders)
-
-    # -- keys ------------------------------------------------------------------------------
-
-    def _term(self, term: str) -> int:
-        tid = self.vocab.get(term)
-        if tid is None:
-            tid = self.vocab[term] = len(self.vocab)
-            self._own.append(_Postings())
-            self._key.append(_Postings())
-            self._held += 2 * (48 + 2 * 112)
-        return tid
-
-    def _own_terms(self, row: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
-        lo, hi = int(self.term_lo[row]), int(self.term_hi[row])
-        return self._flat.rows[lo:hi], self._flat.weights[lo:hi]
-
-    def _walk(self, row: int, steps: int, *, forward: bool) -> list[int]:
-        """Up to ``steps`` rows before (or after) ``row`` in its session, nearest first."""
-        links = self.next if forward else self.prev
-        out: list[int] = []
-        r = int(links[row])
-        while r >= 0 and len(out) < steps:
-            out.append(r)
-            r = int(links[r])
-        return out
-
-    def _neighbours(self, row: int) -> list[tuple[int, float]]:
-        """(row, weight) of every message in ``row``'s key, itself included."""
-        out = [(row, DEFAULT_KEY_WEIGHTS[0])]
-        r = row
-        for offset in range(1, _KEY_REACH + 1):
-            r = int(self.prev[r])
-            if r < 0:
-                break
-            out.append((r, DEFAULT_KEY_WEIGHTS[-offset]))
-        r = row
-        for offset in range(1, _KEY_REACH + 1):
-            r = int(self.next[r])
-            if r < 0:
-                break
-            out.append((r, DEFAULT_KEY_WEIGHTS[offset]))
-        return out
-
-    def _key_of(self, triples: _Triples,
-                row: int, sign: float) -> None:
-        """Add (``sign`` 1) or take back (-1) ``row``'s whole key as its links stand."""
-        for source, weight in self._neighbours(row):
-            terms, counts = self._own_terms(source)
-            w = counts * float(np.float32(weight))
-            triples.append((terms, row, w if sign > 0 else -w))
-            if sign > 0:
-                self.key_len[row] += float(np.float32(weight)) * float(counts.sum())
-
-    def _post(self, lists: list[_Postings],
-              triples: _Triples) -> None:
-        """Append (term, row, weight) triples to the terms' postings."""
-        if not triples:
-            return
-        terms = np.concatenate([t for t, _, _ in triples])
-        rows = np.concatenate([np.full(t.shape[0], r, dtype=np.int32)
-                               for t, r, _ in triples])
-        weights = np.concatenate([w for _, _, w in triples]).astype(np.float64)
-        self._post_arrays(lists, terms, rows, weights)
-
-    def _post_arrays(self, lists: list[_Postings], terms: npt.NDArray[np.int32],
-                     rows: npt.NDArray[np.int32] | IntArray,
-                     weights: npt.NDArray[np.float64]) -> None:
-        if not terms.shape[0]:
-            return
-        rows = rows.astype(np.int32)
-        order = np.argsort(terms, kind="stable")
-        terms, rows, weights = terms[order], rows[order], weights[order]
-        cuts = np.flatnonzero(np.diff(terms)) + 1
-        starts = np.concatenate(([0], cuts))
-        ends = np.concatenate((cuts, [terms.shape[0]]))
-        for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
-            self._held += lists[int(terms[lo])].extend(rows[lo:hi], weights[lo:hi])
