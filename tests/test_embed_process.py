@@ -15,11 +15,14 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
 import numpy as np
 import pytest
+from serve_process import SERVE_ENV, serve_process
+from server_helpers import auth, make_key
 
 from memstrata import Memory, Settings
-from memstrata.errors import InvalidInput
+from memstrata.errors import InvalidInput, ProviderError
 from memstrata.providers import (
     EmbedChildren,
     HashEmbedder,
@@ -149,13 +152,32 @@ async def test_close_stops_a_busy_child_within_its_bound() -> None:
     assert took < 3.0, took
     assert _wait_gone(pid, 1)
     assert children.deaths == 0  # stopped, not died
-    # The batch in flight was embedded in this process instead.
-    vectors = await task
-    assert vectors.shape == (len(TEXTS) * 4, 512)
+    # The batch in flight fails (the indexer hands such a batch back), without loading the
+    # model here while closing.
+    with pytest.raises(ProviderError, match="stopped"):
+        await task
+    assert not embedder.loaded
     # A later batch starts a child again.
     await _in_background(embedder, TEXTS[:2])
     assert children.started == 2
     await asyncio.to_thread(embedder.close)
+
+
+async def test_close_stops_a_child_still_loading_the_model() -> None:
+    embedder = LocalEmbedder(workers=1)
+    children = embedder.children
+    assert children is not None
+    task = asyncio.ensure_future(_in_background(embedder, TEXTS[:2]))
+    deadline = time.monotonic() + 10
+    while not children.started and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert children.started == 1
+    started = time.monotonic()
+    await asyncio.to_thread(embedder.close, 0.2)
+    assert time.monotonic() - started < 3.0
+    with pytest.raises(ProviderError):
+        await asyncio.wait_for(task, 5)
+    assert not children.pids and children.deaths == 0
 
 
 def test_child_exits_when_its_parent_dies(tmp_path: Path) -> None:
@@ -219,3 +241,51 @@ def test_only_local_models_get_children() -> None:
         LocalEmbedder(workers=9)
     assert caught.value.field == "embed_workers"
     threading.Thread(target=local.close).start()  # nothing running: returns at once
+
+
+def _children_of_server(db: str) -> list[int]:
+    """The embedding children whose parent is the ``memstrata serve`` of ``db``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            parent = Path(f"/proc/{ppid}/cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"memstrata.providers._child" in command and db.encode() in parent:
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_service_embeds_in_one_child_by_default(tmp_path: Path) -> None:
+    db = str(tmp_path / "served.db")
+    key = make_key(db, "acme")
+    with serve_process(db, {"MEMSTRATA_EMBEDDER": "local", "PYTHONPATH": str(SRC)}) as url:
+        items = [{"role": "user", "content": t} for t in TEXTS[:6]]
+        answer = httpx.post(f"{url}/v1/sessions/s/messages/batch", json={"items": items},
+                            headers=auth(key), timeout=60)
+        assert answer.status_code == 201, answer.text
+        deadline = time.monotonic() + 240
+        while True:
+            stats = httpx.get(f"{url}/v1/sessions/s", headers=auth(key), timeout=60).json()
+            if stats["index_backlog"] == 0:
+                break
+            assert time.monotonic() < deadline, stats
+            time.sleep(0.25)
+        children = _children_of_server(db)
+        assert len(children) == 1
+    # Stopping the service stopped its child.
+    assert _wait_gone(children[0], 5)
+
+
+def test_the_service_refuses_a_word_for_embed_workers(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "memstrata", "--db", str(tmp_path / "x.db"), "serve"],
+        env={**os.environ, **SERVE_ENV, "MEMSTRATA_EMBED_WORKERS": "off",
+             "PYTHONPATH": str(SRC)},
+        capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode != 0
+    assert "MEMSTRATA_EMBED_WORKERS" in proc.stdout + proc.stderr

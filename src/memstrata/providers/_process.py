@@ -12,8 +12,8 @@ A child that dies (killed, out of memory) is started again and given the batch i
 working on, so nothing is lost. After :data:`MAX_DEATHS` deaths the children are given up for
 good and :meth:`EmbedChildren.embed` answers ``None``: the caller embeds in process, as
 without children. A child exits on its own when its stdin ends, so one outlives a parent that
-died by no more than the batch in progress. ``close()`` stops the children within a bound;
-a later batch starts them again.
+died by no more than the batch in progress. ``close()`` stops the children within a bound
+(a batch in flight fails and is handed back by the indexer); a later batch starts them again.
 
 Calls block (pipes and process waits): run them in a worker thread.
 """
@@ -100,7 +100,7 @@ class EmbedChildren:
         """The model's vectors for ``texts`` (one row each, not normalised), or ``None`` when
         the children were given up (embed in process instead). A child that dies is replaced
         and given the batch again. Raises ``ProviderError`` when the model failed on the batch
-        (the child stays up)."""
+        (the child stays up), could not load, or ``close()`` stopped the child meanwhile."""
         if self.given_up:
             return None
         slot = self._idle.get()
@@ -114,7 +114,10 @@ class EmbedChildren:
                 except _Died as exc:
                     with self._lock:
                         if epoch != self._epoch:
-                            return None  # closed meanwhile: this batch runs in process
+                            # Stopped by close(): hand the batch back (the indexer keeps it
+                            # queued) rather than load the model here while closing.
+                            raise ProviderError(f"local:{self.model}: the embedding "
+                                                "processes were stopped") from exc
                         self.deaths += 1
                         deaths = self.deaths
                     self._stop(slot, wait=0.0)
@@ -129,7 +132,9 @@ class EmbedChildren:
         # A child that died while idle shows as a broken pipe below, and is replaced.
         proc = slot.proc
         if proc is None:
-            proc = slot.proc = self._start()
+            # In the slot before it is ready: close() stops a child still loading the model.
+            proc = slot.proc = self._spawn()
+            self._wait_ready(slot, proc)
         stdin, stdout = _pipes(proc)
         try:
             write_frame(stdin, json.dumps({"texts": texts}).encode())
@@ -148,7 +153,7 @@ class EmbedChildren:
             raise _Died(f"it sent {len(data)} bytes for {rows}x{dim} values")
         return np.frombuffer(data, dtype=np.float32).reshape(rows, dim).copy()
 
-    def _start(self) -> subprocess.Popen[bytes]:
+    def _spawn(self) -> subprocess.Popen[bytes]:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT,
                                                         env.get("PYTHONPATH")) if p)
@@ -159,21 +164,20 @@ class EmbedChildren:
         except OSError as exc:
             raise _Died(f"cannot start it: {exc}") from exc
         self.started += 1
-        try:
-            ready = _header(_pipes(proc)[1])
-        except _Died:
-            _end(proc, 0.0)
-            raise
-        if not ready.get("ready"):
-            _end(proc, 0.0)
-            raise ProviderError(f"local:{self.model}: the embedding process could not "
-                                f"start: {ready.get('error')}")
         return proc
 
+    def _wait_ready(self, slot: _Slot, proc: subprocess.Popen[bytes]) -> None:
+        ready = _header(_pipes(proc)[1])  # a child that died loading raises _Died
+        if not ready.get("ready"):
+            self._stop(slot, wait=CLOSE_WAIT_S)  # it exits after saying why
+            raise ProviderError(f"local:{self.model}: the embedding process could not "
+                                f"start: {ready.get('error')}")
+
     def close(self, timeout: float = CLOSE_WAIT_S) -> None:
-        """Stop the children: each gets ``timeout`` seconds to exit once its stdin closes,
-        then is killed. A batch in flight is embedded in process instead; a later ``embed``
-        starts children again."""
+        """Stop the children, one still loading the model too: each gets ``timeout`` seconds
+        to exit once its stdin closes, then is killed. A batch in flight fails with
+        ``ProviderError`` (the indexer hands it back); a later ``embed`` starts children
+        again."""
         with self._lock:
             self._epoch += 1
         for slot in self._slots:
