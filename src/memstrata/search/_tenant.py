@@ -438,3 +438,63 @@ class TenantIndex:
 
     def sender_names(self) -> tuple[str | None, ...]:
         return tuple(self.senders)
+
+    # -- saving ----------------------------------------------------------------------------
+
+    def state(self) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
+        """Copies of what the index holds (its used rows, the postings merged) and the
+        facts beside them, as :meth:`restore` takes them back."""
+        n = self.size
+        arrays = {name: getattr(self, name)[:n].copy() for name, _, _, _ in _COLUMNS}
+        indptr, rows, counts = self.terms.parts()
+        arrays.update(indptr=indptr.copy(), post_rows=rows.copy(), post_counts=counts.copy())
+        facts = {
+            "dim": self.dim, "size": n, "max_id": self.max_id, "vocab": list(self.vocab),
+            "senders": list(self.senders),
+            "sessions": [[name, st.head, st.tail, st.alive, st.embedded, st.last_id,
+                          st.version, st.cutoff]
+                         for name, st in ((nm, self.sessions[nm]) for nm in self._names)],
+        }
+        return arrays, facts
+
+    @classmethod
+    def restore(cls, arrays: dict[str, npt.NDArray[Any]], facts: dict[str, Any]) -> TenantIndex:
+        """The index :meth:`state` described; ``ValueError`` when the parts do not fit
+        together (shapes, types, links or postings out of range)."""
+        dim, n = int(facts["dim"]), int(facts["size"])
+        index = cls(dim)
+        for name, dtype, _, vector in _COLUMNS:
+            a = arrays[name]
+            if a.dtype != dtype or a.shape != ((n, dim) if vector else (n,)):
+                raise ValueError(f"column {name} does not fit")
+        for name in ("prev", "next"):
+            if n and (int(arrays[name].max()) >= n or int(arrays[name].min()) < -1):
+                raise ValueError(f"links {name} out of range")
+        rows = arrays["post_rows"]
+        if rows.shape[0] and (int(rows.max()) >= n or int(rows.min()) < 0):
+            raise ValueError("postings out of range")
+        vocab = [str(t) for t in facts["vocab"]]
+        if arrays["indptr"].shape[0] != len(vocab) + 1:
+            raise ValueError("postings do not match the vocabulary")
+        index.terms = Postings.from_parts(arrays["indptr"].astype(np.int64),
+                                          rows.astype(np.int32),
+                                          arrays["post_counts"].astype(np.float32))
+        index._cap = 0
+        index.size = 0
+        index._grow(n, exact=True)
+        for name, _, _, _ in _COLUMNS:
+            getattr(index, name)[:n] = arrays[name]
+        index.size = n
+        index.max_id = int(facts["max_id"])
+        index.vocab = {t: i for i, t in enumerate(vocab)}
+        index.senders = {s: i for i, s in enumerate(facts["senders"])}
+        for name, head, tail, alive, embedded, last_id, version, cutoff in facts["sessions"]:
+            st = index.session(str(name))
+            st.head, st.tail, st.alive, st.embedded = int(head), int(tail), int(alive), \
+                int(embedded)
+            st.last_id, st.cutoff = int(last_id), int(cutoff)
+            st.version = None if version is None else int(version)
+        codes = arrays["codes"]
+        if n and (int(codes.max()) >= len(index._names) or int(codes.min()) < 0):
+            raise ValueError("session codes out of range")
+        return index
