@@ -39,12 +39,19 @@ FloatArray = npt.NDArray[np.float32]
 
 
 class EmbedCache:
-    """Vectors of texts by one embedder, kept in one ``.npz`` file between runs."""
+    """Vectors of texts by one embedder, kept in one ``.npz`` file between runs.
+
+    Each text is embedded alone: a model's vector of a text varies in its last bits with the
+    other texts of its batch (their padding, the threads a batch runs on), so vectors made
+    in batches would depend on the order the sets are read in, and training would not
+    reproduce the shipped weights bit for bit. Alone, a text's vector is what a search's
+    query embedding of the same text gives."""
 
     def __init__(self, embedder: Embedder, folder: Path) -> None:
         self.embedder = embedder
         folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / (embedder.model_id.replace(":", "_").replace("/", "_") + ".npz")
+        name = embedder.model_id.replace(":", "_").replace("/", "_")
+        self.path = folder / f"{name}-alone.npz"
         self._rows: dict[str, FloatArray] = {}
         if self.path.exists():
             with np.load(self.path) as data:
@@ -58,12 +65,12 @@ class EmbedCache:
 
     async def embed(self, texts: Sequence[str]) -> FloatArray:
         missing = list(dict.fromkeys(t for t in texts if self._key(t) not in self._rows))
-        for i in range(0, len(missing), 256):
-            part = missing[i:i + 256]
-            vectors = await self.embedder.embed(part)
-            for text, row in zip(part, vectors, strict=True):
-                self._rows[self._key(text)] = np.asarray(row, dtype=np.float32)
+        for done, text in enumerate(missing, start=1):
+            vector = await self.embedder.embed([text])
+            self._rows[self._key(text)] = np.asarray(vector[0], dtype=np.float32)
             self._dirty = True
+            if done % 2000 == 0:
+                self.save()  # a long first run keeps what it has embedded
         if not texts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack([self._rows[self._key(t)] for t in texts]).astype(np.float32)
@@ -193,16 +200,10 @@ async def prepare(convs: Sequence[Conv], cache: EmbedCache,
         for split, texts in off_topic.items():
             queries += [Query(ci, conv.set_name, t, "off-topic", frozenset(), split)
                         for t in texts if t in absent]
+        queries += [Query(ci, conv.set_name, t, "near-topic", frozenset(), f"near-{split}")
+                    for split, texts in (near(conv) if near is not None else {}).items()
+                    for t in texts]
         qvecs = await cache.embed([q.text for q in queries])
-        # The near-topic queries are embedded after the others: the model's vectors vary in
-        # their last bits with the batch a text is embedded in, and the shipped weights were
-        # trained on the others' vectors as embedded without them.
-        near_queries = [Query(ci, conv.set_name, t, "near-topic", frozenset(), f"near-{split}")
-                        for split, texts in (near(conv) if near is not None else {}).items()
-                        for t in texts]
-        if near_queries:
-            queries += near_queries
-            qvecs = np.concatenate([qvecs, await cache.embed([q.text for q in near_queries])])
         for q, qvec in zip(queries, qvecs, strict=True):
             terms = query_terms_of(q.text)
             q.hybrid = session_features(tenant, terms, qvec, now=conv.now)

@@ -24,7 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATA", "HELD_OUT", "LOCOMO", "SETS", "Conv", "Msg", "Question", "load_sets"]
+__all__ = ["DATA", "HELD_OUT", "LOCOMO", "SETS", "Conv", "Msg", "Question", "load_held_out",
+           "load_sets"]
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "locomo"
 DATA = Path(__file__).resolve().parent / "data"
@@ -184,4 +185,27 @@ def load_sets(names: tuple[str, ...] = SETS, *, locomo: Path = LOCOMO,
         convs = load_json_set(path)
         if convs and convs[0].set_name in names:
             out += convs[:limit]
+    return out
+
+
+def load_held_out(path: Path = HELD_OUT) -> list[Conv]:
+    """The held-out recall set (``data/recall_set.json``, LoCoMo's shape: each conversation
+    one session of dated turns; questions with their evidence turns' ids), for measuring
+    only: nothing is trained or tuned on it."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for c in raw:
+        conv = Conv("held-out", c["sample_id"], "session")
+        where: dict[str, int] = {}
+        for t in c["turns"]:
+            where[t["dia_id"]] = len(conv.messages)
+            role = "user" if t["speaker"] == c["speaker_a"] else "assistant"
+            conv.messages.append(Msg(t["text"], t["speaker"], role, int(t["at"]),
+                                     c["sample_id"]))
+        for q in c["questions"]:
+            evidence = frozenset(where[e] for e in q["evidence"] if e in where)
+            if evidence:
+                kind = _CATEGORIES.get(int(q.get("category", 0)), "other")
+                conv.questions.append(Question(q["text"], evidence, kind, ""))
+        out.append(conv)
     return out

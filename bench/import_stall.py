@@ -1,12 +1,15 @@
-"""Does a large import stall the service? ``/healthz`` latency while one import runs.
+"""Does a large import stall the service? ``/healthz`` and ``context`` latency while imports run.
 
 A real ``memstrata serve`` subprocess on a temporary SQLite file takes ``--imports`` JSONL
 imports at once (each ``--mib`` MiB of messages of about 600 characters, into its own
-session) while a client asks ``/healthz`` every 20 ms; the script prints the time until the
-last import is done, the latency of ``/healthz`` (p50, p99, max) and the server's peak
-resident memory (``VmHWM``) against the bodies' size.
+session) while one client asks ``/healthz`` and another a small session's ``context`` (with an
+API key: a key lookup and a read) every 20 ms; the script prints the time until the last
+import is done, the latency of both (p50, p99, max) and the server's peak resident memory
+(``VmHWM``). ``--baseline-src DIR`` runs the same against a server from another source tree
+(an earlier ``src``) first, and prints both side by side. Targets: ``/healthz`` p99 <= 50 ms,
+``context`` p99 <= 100 ms, peak RSS <= 400 MB.
 
-    python bench/import_stall.py --mib 8 --imports 3
+    python bench/import_stall.py --mib 60 --imports 3 --baseline-src /path/to/earlier/src
 """
 
 from __future__ import annotations
@@ -33,12 +36,19 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@contextlib.contextmanager
-def _serving(db: Path) -> Iterator[tuple[str, int]]:
-    port = _free_port()
+def _env(src: str | None) -> dict[str, str]:
     env = {**os.environ, "MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
+    if src is not None:
+        env["PYTHONPATH"] = src
+    return env
+
+
+@contextlib.contextmanager
+def _serving(db: Path, imports: int, src: str | None) -> Iterator[tuple[str, int]]:
+    port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "memstrata", "--db", str(db), "serve",
-                             "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                             "--port", str(port), "--max-imports", str(imports)],
+                            env=_env(src), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -74,41 +84,51 @@ def _peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mib", type=float, default=8.0, help="size of each import body")
-    parser.add_argument("--imports", type=int, default=1, help="imports sent at once")
-    args = parser.parse_args()
-    body = _body(args.mib)
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def run(body: bytes, imports: int, src: str | None) -> dict[str, float]:
+    """One run against a server from ``src`` (``None``: this interpreter's memstrata)."""
     with tempfile.TemporaryDirectory() as work:
         db = Path(work) / "stall.db"
         key = subprocess.run([sys.executable, "-m", "memstrata", "--db", str(db), "keys",
                               "create", "--tenant", "bench"], check=True, capture_output=True,
-                             text=True).stdout.strip()
-        with _serving(db) as (url, pid):
+                             text=True, env=_env(src)).stdout.strip()
+        headers = {"Authorization": f"Bearer {key}"}
+        with _serving(db, imports, src) as (url, pid):
+            httpx.post(f"{url}/v1/sessions/small/messages/batch", headers=headers, timeout=60,
+                       json={"items": [{"role": "user", "content": f"note {i}"}
+                                          for i in range(20)]}).raise_for_status()
             base_rss = _peak_rss_mib(pid)
-            latencies: list[float] = []
+            latencies: dict[str, list[float]] = {"healthz": [], "context": []}
+            failed: list[int] = []
             done = threading.Event()
 
-            def probe() -> None:
-                with httpx.Client(timeout=120) as client:
+            def probe(name: str, path: str) -> None:
+                with httpx.Client(timeout=120, headers=headers) as client:
                     while not done.is_set():
                         start = time.perf_counter()
-                        client.get(f"{url}/healthz")
-                        latencies.append((time.perf_counter() - start) * 1000)
+                        status = client.get(f"{url}{path}").status_code
+                        latencies[name].append((time.perf_counter() - start) * 1000)
+                        if status != 200:
+                            failed.append(status)
                         time.sleep(0.02)
 
-            prober = threading.Thread(target=probe)
-            prober.start()
+            probers = [threading.Thread(target=probe, args=("healthz", "/healthz")),
+                       threading.Thread(target=probe,
+                                        args=("context", "/v1/sessions/small/context"))]
+            for t in probers:
+                t.start()
             answers: list[httpx.Response] = []
 
             def send(n: int) -> None:
                 answers.append(httpx.post(
                     f"{url}/v1/sessions/big-{n}/import", content=body, timeout=600,
-                    headers={"Authorization": f"Bearer {key}",
-                             "Content-Type": "application/x-ndjson"}))
+                    headers={**headers, "Content-Type": "application/x-ndjson"}))
 
-            senders = [threading.Thread(target=send, args=(n,)) for n in range(args.imports)]
+            senders = [threading.Thread(target=send, args=(n,)) for n in range(imports)]
             start = time.perf_counter()
             for t in senders:
                 t.start()
@@ -116,21 +136,43 @@ def main() -> None:
                 t.join()
             took = time.perf_counter() - start
             done.set()
-            prober.join()
+            for t in probers:
+                t.join()
             for answer in answers:
                 answer.raise_for_status()
             peak = _peak_rss_mib(pid)
-    latencies.sort()
+    out = {"import_s": took, "imported": float(sum(a.json()["imported"] for a in answers)),
+           "rss_idle_mib": base_rss, "rss_peak_mib": peak, "probe_errors": float(len(failed))}
+    for name, values in latencies.items():
+        out |= {f"{name}_n": float(len(values)), f"{name}_p50_ms": _pct(values, 0.5),
+                f"{name}_p99_ms": _pct(values, 0.99), f"{name}_max_ms": max(values)}
+    return out
 
-    def pct(q: float) -> float:
-        return latencies[min(len(latencies) - 1, int(q * len(latencies)))]
 
-    imported = sum(a.json()["imported"] for a in answers)
-    print(f"import_stall: imports={args.imports} body_mib={len(body) / (1 << 20):.1f} "
-          f"imported={imported} import_s={took:.2f} "
-          f"healthz_n={len(latencies)} healthz_p50_ms={pct(0.5):.1f} "
-          f"healthz_p99_ms={pct(0.99):.1f} healthz_max_ms={latencies[-1]:.1f} "
-          f"rss_before_mib={base_rss:.0f} rss_peak_mib={peak:.0f}")
+# VmHWM is in MiB: 400 MB is 381 MiB.
+_TARGETS = {"healthz_p99_ms": 50.0, "context_p99_ms": 100.0, "rss_peak_mib": 400 / 1.048576}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mib", type=float, default=8.0, help="size of each import body")
+    parser.add_argument("--imports", type=int, default=1, help="imports sent at once")
+    parser.add_argument("--baseline-src", default=None,
+                        help="also run a server from this source tree (an earlier src), first")
+    args = parser.parse_args()
+    body = _body(args.mib)
+    runs = {}
+    if args.baseline_src:
+        runs["baseline"] = run(body, args.imports, str(Path(args.baseline_src).resolve()))
+    runs["this"] = run(body, args.imports, None)
+    print(f"import_stall: {args.imports} import(s) of {len(body) / (1 << 20):.1f} MiB at once, "
+          f"{int(runs['this']['imported']):,} messages; SQLite, no embedder")
+    print(f"{'':<16}" + "".join(f"{name:>12}" for name in runs) + "  target")
+    for what in runs["this"]:
+        target = _TARGETS.get(what)
+        verdict = "" if target is None else (
+            f"  {'met' if runs['this'][what] <= target else 'missed'} (<= {target:,.0f})")
+        print(f"{what:<16}" + "".join(f"{r[what]:>12,.1f}" for r in runs.values()) + verdict)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python bench/service.py [--messages 100000] [--sessions 1000] [--seconds 10] [--clients 32]
     python bench/service.py --quick          # small and short (tests)
+    python bench/service.py --overhead 4 --messages 20000 --sessions 200 --seconds 5
 
 One database is loaded with the core benchmark's corpus (``_corpus.py``), then each operation
 runs as a closed loop of ``--clients`` concurrent clients for ``--seconds``:
@@ -17,6 +18,12 @@ random session) and keyword ``search`` in a random session. Writes go to their o
 so both sides read the same data. Prints requests/s and p50/p95 of each side, their ratio, and
 the service targets with PASS/MISS; writes the figures as JSON under ``--out``. The targets are
 ratios to the stronger in-process figure (an absolute rate mostly measures the machine's load).
+
+``--overhead N`` measures instead what rate limiting and metrics cost: the same app served by
+uvicorn with both off (no metrics middleware, no limits) and with both on (every key's rate
+and both tenant quotas set, far above what the run reaches, so every request is checked and
+none refused), ``add`` and ``context`` over HTTP, in N rounds alternating the two servers;
+it prints the median rate of each and their ratio (target: the cost at most 10 %).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import re
 import shutil
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -185,7 +193,27 @@ uvicorn.run(create_app(sys.argv[1], settings=Settings.from_env()), host="127.0.0
 """
 
 
-def server_command(path: Path, port: int, tuned: bool) -> list[str]:
+# The app with its metrics middleware and limits removed (the "off" side of --overhead).
+BARE = """
+import sys, uvicorn
+from memstrata import Settings
+from memstrata.server import create_app
+from memstrata.server._metrics import RequestMetrics
+app = create_app(sys.argv[1], settings=Settings.from_env())
+app.user_middleware = [m for m in app.user_middleware if m.cls is not RequestMetrics]
+app.state.limits = None
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning",
+            access_log=False)
+"""
+# Limits far above what a run reaches: every request is checked, none refused.
+LIMITED_ENV = {"MEMSTRATA_KEY_RATE_PER_SECOND": "1000000",
+               "MEMSTRATA_TENANT_MESSAGES_PER_DAY": "1000000000",
+               "MEMSTRATA_TENANT_STORED_BYTES": "1000000000000"}
+
+
+def server_command(path: Path, port: int, tuned: bool, bare: bool = False) -> list[str]:
+    if bare:
+        return [sys.executable, "-c", BARE, str(path), str(port)]
     if tuned:
         return [sys.executable, "-c", TUNED, str(path), str(port)]
     return [sys.executable, "-m", "memstrata", "--db", str(path), "serve", "--host",
@@ -193,15 +221,15 @@ def server_command(path: Path, port: int, tuned: bool) -> list[str]:
 
 
 @contextlib.contextmanager
-def serving(path: Path, work: Path, tuned: bool,
-            env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
+def serving(path: Path, work: Path, tuned: bool, env: dict[str, str] | None = None,
+            bare: bool = False) -> Iterator[tuple[str, int]]:
     """The server on the file; yields its URL and process id. Its log goes to a file (a pipe
     nobody reads would fill and stall it). ``env`` replaces the benchmark's server settings
     (``SERVER_ENV``)."""
     port = free_port()
     log_path = work / "server.log"
     with log_path.open("wb") as sink:
-        proc = subprocess.Popen(server_command(path, port, tuned),
+        proc = subprocess.Popen(server_command(path, port, tuned, bare),
                                 env={**os.environ, **(SERVER_ENV if env is None else env)},
                                 stdout=sink, stderr=sink)
     url = f"http://127.0.0.1:{port}"
@@ -226,7 +254,8 @@ def serving(path: Path, work: Path, tuned: bool,
 
 
 async def over_http(url: str, pid: int, key: str, ids: Sequence[str],
-                    args: argparse.Namespace, res: Results) -> None:
+                    args: argparse.Namespace, res: Results,
+                    ops: Sequence[str] = ("context", "search", "add")) -> None:
     words = english_queries()
     conns = [Conn(url, key) for _ in range(args.clients)]
 
@@ -251,7 +280,8 @@ async def over_http(url: str, pid: int, key: str, ids: Sequence[str],
         return checked(status, body, 200)
 
     try:
-        for name, call in (("context", context), ("search", search), ("add", add)):
+        calls = {"context": context, "search": search, "add": add}
+        for name, call in ((op, calls[op]) for op in ops):
             log(f"HTTP: {name}, {args.clients} connections, {args.seconds:g} s")
             phase = await closed_loop(name, args.clients, args.seconds, call,
                                       warmup_s=args.warmup, cpu=process_cpu(pid))
@@ -346,6 +376,25 @@ def profiling(pid: int, out: Path | None) -> Iterator[None]:
             proc.wait(30)
 
 
+async def overhead(path: Path, work: Path, ids: Sequence[str], args: argparse.Namespace
+                   ) -> dict[tuple[str, str], list[float]]:
+    """Requests/s of ``add`` and ``context`` per side (``off``, ``on``), one per round."""
+    rates: dict[tuple[str, str], list[float]] = {}
+    key = make_key(path)
+    for r in range(args.overhead):
+        sides = (("off", True), ("on", False)) if r % 2 == 0 else (("on", False), ("off", True))
+        for side, bare in sides:
+            env = SERVER_ENV if bare else {**SERVER_ENV, **LIMITED_ENV}
+            # Both sides are the app under plain uvicorn; "on" keeps metrics and limits.
+            with serving(path, work, True, env, bare=bare) as (url, pid):
+                res = Results(config={}, machine={})
+                await over_http(url, pid, key, ids, args, res, ops=("context", "add"))
+            for op in ("context", "add"):
+                rates.setdefault((side, op), []).append(res.phases[f"http_{op}"]["rate"])
+                log(f"round {r + 1} {side:>3} {op:<8} {rates[(side, op)][-1]:,.0f}/s")
+    return rates
+
+
 async def run(args: argparse.Namespace, work: Path) -> Results:
     res = Results(
         config={"messages": args.messages, "sessions": args.sessions, "clients": args.clients,
@@ -383,12 +432,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--tuned", action="store_true",
                    help="serve the app with uvicorn directly: no access log, uvloop and "
                         "httptools if installed (instead of memstrata serve)")
+    p.add_argument("--overhead", type=int, default=0, metavar="ROUNDS",
+                   help="measure the cost of rate limiting and metrics instead, in ROUNDS "
+                        "alternating rounds")
     p.add_argument("--profile", type=Path, default=None, metavar="FILE",
                    help="record the server with py-spy during the HTTP phases (raw format)")
     args = p.parse_args(argv)
     if args.quick:
         args.messages, args.sessions, args.seconds, args.warmup = 2_000, 20, 1.0, 0.3
 
+    if args.overhead:
+        return main_overhead(args)
     work = Path(tempfile.mkdtemp(prefix="memstrata-service-", dir=args.work_dir))
     try:
         res = asyncio.run(run(args, work))
@@ -416,6 +470,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"results: {out}")
     failed = sum(int(f["errors"]) for f in res.phases.values())
     return 1 if failed else 0
+
+
+def main_overhead(args: argparse.Namespace) -> int:
+    async def measure(work: Path) -> dict[tuple[str, str], list[float]]:
+        log(f"loading {args.messages:,} messages over {args.sessions:,} sessions")
+        ids = await load(work / "service.db", args.messages, args.sessions)
+        return await overhead(work / "service.db", work, ids, args)
+
+    work = Path(tempfile.mkdtemp(prefix="memstrata-service-", dir=args.work_dir))
+    try:
+        rates = asyncio.run(measure(work))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"rate limiting and metrics: {args.messages:,} messages, {args.clients} clients, "
+          f"{args.seconds:g} s per phase, {args.overhead} rounds, {os.cpu_count()} CPUs "
+          f"(load {os.getloadavg()[0]:.1f}); median requests/s")
+    print(f"  {'':<8} {'off':>9} {'on':>9}  cost")
+    for op in ("add", "context"):
+        off, on = (statistics.median(rates[(side, op)]) for side in ("off", "on"))
+        cost = 1 - on / off
+        print(f"  {op:<8} {off:>9,.0f} {on:>9,.0f}  {cost:6.1%}  "
+              f"{'met' if cost <= 0.10 else 'missed'} (target <= 10 %)")
+    return 0
 
 
 if __name__ == "__main__":

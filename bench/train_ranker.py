@@ -5,6 +5,9 @@
     python bench/train_ranker.py --check          # measure, and fail unless the file written
                                                   # would equal the shipped one
     python bench/train_ranker.py --embedder e5-small --no-write
+    python bench/train_ranker.py --held-out       # ... and report the shipped model's recall
+                                                  # on the held-out set (never trained on)
+    python bench/train_ranker.py --without ccos_own,ccos_key --no-write   # an ablation
 
 The data: LoCoMo dev6 and its observations (``../shared/bench-data``, read at run time), the
 sets under ``bench/data/`` and the training half of ``_offtopic.py`` (queries with no relevant
@@ -48,7 +51,7 @@ from _boost import BoostParams, boost
 from _offtopic import OFF_TOPIC_EVAL, OFF_TOPIC_TRAIN
 from _offtopic_near import near_topic_for
 from _rankdata import EmbedCache, Query, prepare
-from _sets import SETS, Conv, load_sets
+from _sets import SETS, Conv, load_held_out, load_sets
 from threadpoolctl import threadpool_limits
 
 from memstrata.providers import LocalEmbedder
@@ -481,6 +484,47 @@ def reliability(queries: Sequence[Query], probs: list[FloatArray], top: int = 10
     return ece
 
 
+def without(queries: Sequence[Query], names: Sequence[str]) -> None:
+    """Ablation: the named features set to 0 in every row (a constant column the fit cannot
+    use), in the modes that have them."""
+    for name in names:
+        if name not in FEATURES and name not in SEMANTIC_FEATURES:
+            raise SystemExit(f"--without: unknown feature {name!r}; known: "
+                             f"{', '.join(dict.fromkeys(FEATURES + SEMANTIC_FEATURES))}")
+    hybrid = [j for j, f in enumerate(FEATURES) if f in names]
+    semantic = [j for j, f in enumerate(SEMANTIC_FEATURES) if f in names]
+    for q in queries:
+        q.hybrid[:, hybrid] = 0.0
+        q.semantic[:, semantic] = 0.0
+
+
+def held_out(queries: Sequence[Query], rankers: dict[str, LearnedRanker],
+             floor: float | None) -> dict[str, dict[int, float]]:
+    """R@5 and R@10 of the shipped models on the held-out set, at the default floor (with the
+    share of the best hit, as the search applies them) and with the floor off, beside the
+    plain rankings; nothing here is fitted on it. Returns {method: {k: R@k}}."""
+    rows: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for q in queries:
+        methods = dict(q.baselines)
+        for mode, ranker in rankers.items():
+            p = ranker.probability(np.asarray(q.hybrid if mode == "hybrid" else q.semantic,
+                                              np.float32)).astype(np.float64)
+            at = LEARNED_FLOOR[mode] if floor is None else floor
+            methods[f"learned {mode}"] = ranking(p)
+            methods[f"learned {mode} @floor {at}"] = ranking(p, at, ratio=BEST_SHARE)
+        for name, ranked in methods.items():
+            for k in (5, 10):
+                rows[name][k].append(recall(q.evidence, ranked, k))
+    print(f"\nheld-out set ({len(queries)} questions; measured only, never trained or tuned "
+          "on): turn recall")
+    print("  method".ljust(36) + "".join(f"R@{k}".rjust(8) for k in (5, 10)))
+    out: dict[str, dict[int, float]] = {}
+    for name, by_k in rows.items():
+        out[name] = {k: _pct(v) for k, v in by_k.items()}
+        print(f"  {name}".ljust(36) + "".join(f"{_pct(by_k[k]):8.1f}" for k in (5, 10)))
+    return out
+
+
 def _near(conv: Conv) -> dict[str, list[str]]:
     return near_topic_for([f"{m.sender}: {m.text}" for m in conv.messages],
                           [m.sender for m in conv.messages])
@@ -513,8 +557,27 @@ async def main() -> None:
                         help="the modes to train and measure (writing needs both)")
     parser.add_argument("--prepared", type=Path, default=None,
                         help="keep the prepared features in this pickle between runs")
+    parser.add_argument("--held-out", action="store_true",
+                        help="also report the trained models' recall on the held-out set "
+                             "(bench/data/recall_set.json), which nothing is fitted on")
+    parser.add_argument("--without", default="",
+                        help="features (comma-separated) to leave out, as an ablation "
+                             "(implies --no-write)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write the weights here instead of the shipped file")
+    parser.add_argument("--off-topic-share", type=float, default=None,
+                        help="weight of a set's far off-topic training queries together, as "
+                             "a share of its questions'")
+    parser.add_argument("--save-scores", type=Path, default=None,
+                        help="save the out-of-fold probabilities (and each query's set, "
+                             "split and evidence) in this pickle")
     args = parser.parse_args()
-    global HIDDEN, LISTWISE, TREES, OFF_TOPIC_TRAINING, NEAR_SHARE
+    global HIDDEN, LISTWISE, TREES, OFF_TOPIC_TRAINING, NEAR_SHARE, OFF_TOPIC_SHARE
+    if args.off_topic_share is not None:
+        OFF_TOPIC_SHARE = args.off_topic_share
+    dropped = [f for f in args.without.split(",") if f]
+    if dropped:
+        args.no_write = True
     if args.near_share is not None:
         NEAR_SHARE = args.near_share
     OFF_TOPIC_TRAINING = {"far": ("train",), "near": ("near-train",),
@@ -535,6 +598,7 @@ async def main() -> None:
                                                "eval": OFF_TOPIC_EVAL}, near=_near)
         if args.prepared is not None:
             args.prepared.write_bytes(pickle.dumps(queries))
+    without(queries, dropped)
     print(f"{len(convs)} conversations, {sum(not q.off_topic for q in queries)} questions, "
           f"{sum(bool(q.off_topic) for q in queries)} off-topic queries; "
           f"{embedder.model_id}", file=sys.stderr)
@@ -549,11 +613,18 @@ async def main() -> None:
         final = train([q for q in queries if trains(q)], mode)
         shipped[mode] = folded(final, a, b)
     report(queries, probs, args.floor)
+    if args.save_scores is not None:
+        meta = [(q.set_name, q.off_topic, sorted(q.evidence)) for q in queries]
+        args.save_scores.write_bytes(pickle.dumps({"queries": meta, "probs": probs}))
     for mode in probs:
         print(f"\n{mode}:")
         precision(queries, probs[mode], mode)
         abstention(queries, probs[mode], FLOORS, LEARNED_FLOOR[mode])
         reliability(queries, probs[mode])
+    if args.held_out:
+        extra = await prepare(load_held_out(), cache, {})
+        without(extra, dropped)
+        held_out(extra, {m: r for m, r in shipped.items()}, args.floor)
     body: dict[str, Any] = {"trained_by": "bench/train_ranker.py",
             "models": {embedder.model_id: {m: r.to_json() for m, r in shipped.items()}}}
     old = json.loads(SHIPPED.read_text("utf-8")) if SHIPPED.exists() else {"models": {}}
@@ -570,8 +641,9 @@ async def main() -> None:
             print(f"(the file it would write: {other})")
         raise SystemExit(0 if same else 1)
     if not args.no_write:
-        SHIPPED.write_text(text, "utf-8")
-        print(f"\nwrote {SHIPPED.relative_to(ROOT)} ({vector_model(embedder.model_id)})")
+        target = SHIPPED if args.out is None else args.out
+        target.write_text(text, "utf-8")
+        print(f"\nwrote {target} ({vector_model(embedder.model_id)})")
 
 
 if __name__ == "__main__":

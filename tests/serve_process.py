@@ -14,7 +14,7 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from server_helpers import free_port, wait_until_up
 
@@ -26,11 +26,13 @@ _STOP_TIMEOUT_S = 30.0
 
 
 @contextlib.contextmanager
-def serve_process(db: str, env: Mapping[str, str] | None = None) -> Iterator[str]:
-    """Run ``memstrata --db DB serve --port PORT``; yield its base URL; stop it on exit."""
+def serve_process(db: str, env: Mapping[str, str] | None = None,
+                  args: Sequence[str] = ()) -> Iterator[str]:
+    """Run ``memstrata --db DB serve --port PORT [ARGS]``; yield its base URL; stop it on
+    exit."""
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "--db", db, "serve", "--port", str(port)],
+        [sys.executable, "-m", "memstrata", "--db", db, "serve", "--port", str(port), *args],
         env={**os.environ, **SERVE_ENV, **(env or {})}, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"

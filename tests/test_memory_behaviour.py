@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -403,3 +404,106 @@ def test_sync_memory_over_each_backend(served: tuple[str, str], tmp_path: Path) 
                 mem.add("trip", cast(Any, "robot"), "x")
             assert "Monday" in mem.tools("trip").execute(
                 "chat_history", {"mode": "search", "keyword": "Monday"})
+
+
+# -- bad input: the same error, in the same words, on every backend ------------------------
+
+_ROLE_RULE = "must be one of user, assistant; got {} (system prompts and tool calls are not " \
+    "conversation memory)"
+_AT_RULE = "must be UTC Unix time in nanoseconds (an integer 0..2^63-1), got {}"
+_CONTENT_RULE = "must be text (or a list of content parts), got {}"
+_ONE_STRING = "must be a non-empty string of at most 256 characters, or omitted"
+_MIN_SCORE_RULE = "must be a number from -1 to 1 (the probability a hit needs; -1 turns the " \
+    "floor off) or None; got {}"
+_TOOL_RULE = "must be a non-empty string (the tool's name)"
+
+
+def _record(**fields: Any) -> dict[str, Any]:
+    return {"tool_name": "t", "keywords": ["k"], "symptom": "s", "action": "a", **fields}
+
+
+# (what, the call, the field named, the reason given: exact, or a pattern when it holds a time)
+REFUSED: list[tuple[str, Callable[[Any], Awaitable[Any]], str, str | re.Pattern[str]]] = [
+    ("role missing", lambda m: m.add("s", None, "hi"), "role", _ROLE_RULE.format("None")),
+    ("content a number", lambda m: m.add("s", "user", 5), "content",
+     _CONTENT_RULE.format("int")),
+    ("content a dict", lambda m: m.add("s", "user", {"text": "hi"}), "content",
+     _CONTENT_RULE.format("dict")),
+    ("content part a number", lambda m: m.add("s", "user", [1]), "content[0]",
+     "content parts must be strings or objects"),
+    ("content too long", lambda m: m.add("s", "user", "x" * 10_001), "content",
+     "is 10,001 characters; at most 10,000 are allowed (max_content_chars), nothing is "
+     "truncated"),
+    ("sender a number", lambda m: m.add("s", "user", "x", sender=5), "sender", _ONE_STRING),
+    ("at text", lambda m: m.add("s", "user", "x", at="now"), "at", _AT_RULE.format("'now'")),
+    ("at a bool", lambda m: m.add("s", "user", "x", at=True), "at", _AT_RULE.format("True")),
+    ("at a fraction", lambda m: m.add("s", "user", "x", at=1.5), "at", _AT_RULE.format("1.5")),
+    ("at far ahead", lambda m: m.add("s", "user", "x", at=AT * 2), "at",
+     re.compile(r"is [\d,]+ days ahead of the memory's clock; at most 5 minutes into the "
+                r"future are allowed \(clock skew; at is UTC Unix nanoseconds\)")),
+    ("meta a list", lambda m: m.add("s", "user", "x", meta=[1]), "meta",
+     "must be a JSON object (dict), got list"),
+    ("key a number", lambda m: m.add("s", "user", "x", key=5), "key", _ONE_STRING),
+    ("item not a mapping", lambda m: m.add_many("s", [5]), "items[0]",
+     "must be a mapping with role and content"),
+    ("item field unknown", lambda m: m.add_many("s", [{"role": "user", "content": "x",
+                                                        "to": "Mei"}]),
+     "items[0].to", "unknown field; allowed: role, content, sender, at, meta, key"),
+    ("item role missing", lambda m: m.add_many("s", [ITEMS[0], {"content": "x"}]),
+     "items[1].role", _ROLE_RULE.format("None")),
+    ("item content missing", lambda m: m.add_many("s", [{"role": "user"}]),
+     "items[0].content", _CONTENT_RULE.format("NoneType")),
+    ("item content a number", lambda m: m.add_many("s", [{"role": "user", "content": 3}]),
+     "items[0].content", _CONTENT_RULE.format("int")),
+    ("item at text", lambda m: m.add_many("s", [{"role": "user", "content": "x", "at": "x"}]),
+     "items[0].at", _AT_RULE.format("'x'")),
+    ("context query a number", lambda m: m.context("s", query=5), "query",
+     "must be the new user input as text, or None"),
+    ("search query empty", lambda m: m.search("s", ""), "query", "must be non-empty text"),
+    ("search query a number", lambda m: m.search(None, 5), "query", "must be non-empty text"),
+    ("search limit text", lambda m: m.search("s", "x", limit="3"), "limit",
+     "must be an integer from 1 to 32; got '3'"),
+    ("search limit a bool", lambda m: m.search("s", "x", limit=True), "limit",
+     "must be an integer from 1 to 32; got True"),
+    ("exclude_window text", lambda m: m.search("s", "x", exclude_window="yes"),
+     "exclude_window", "must be true or false"),
+    ("min_score an integer out of range", lambda m: m.search("s", "x", min_score=5),
+     "min_score", _MIN_SCORE_RULE.format("5")),
+    ("min_score text", lambda m: m.search("s", "x", min_score="a"), "min_score",
+     _MIN_SCORE_RULE.format("'a'")),
+    ("before_id negative", lambda m: m.recent("s", before_id=-3), "before_id",
+     "must be a positive integer message id, got -3"),
+    ("time_range a number", lambda m: m.recent("s", time_range=5), "time_range",
+     "must be one of 1d, 7d, 1m, 1y, all; got 5"),
+    ("read id text", lambda m: m.read("5"), "message_id",
+     "must be a positive integer message id, got '5'"),
+    ("record tool a number", lambda m: m.errors.write(**_record(tool_name=5)), "tool_name",
+     _TOOL_RULE),
+    ("record keywords one string", lambda m: m.errors.write(**_record(keywords="timeout")),
+     "keywords", "must be a list of strings, e.g. ['timeout', 'http']"),
+    ("record keyword a number", lambda m: m.errors.write(**_record(keywords=[5])),
+     "keywords", "must be a list of strings; got 5"),
+    ("record action a number", lambda m: m.errors.write(**_record(action=5)), "action",
+     "must be a non-empty string"),
+    ("record id a number", lambda m: m.errors.read(5), "id",
+     "must be a string of 8 to 32 hex characters, got 5"),
+    ("hint text a number", lambda m: m.errors.hint("shell", 5), "error_text",
+     "must be a string"),
+    ("records of a tool on two lines", lambda m: m.errors.list(tool="a\nb"), "tool",
+     "must be one line of at most 128 characters, without control characters (NUL, tab, "
+     "line breaks …)"),
+]
+
+
+@pytest.mark.parametrize(("call", "field", "reason"), [case[1:] for case in REFUSED],
+                         ids=[case[0] for case in REFUSED])
+async def test_bad_input_is_refused_in_the_same_words(
+        mem: MemoryAPI, call: Callable[[Any], Awaitable[Any]], field: str,
+        reason: str | re.Pattern[str]) -> None:
+    refused = await bad(call(mem), field)
+    if isinstance(reason, str):
+        assert refused.reason == reason
+    else:
+        assert reason.fullmatch(refused.reason), refused.reason
+    # Nothing of it was written.
+    assert await mem.sessions() == [] and await mem.errors.list() == []

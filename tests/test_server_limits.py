@@ -3,6 +3,7 @@ server over a real SQLite file."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import time
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import httpx
 from server_helpers import auth, make_key, running_server
 
-from memstrata import Settings
+from memstrata import Memory, Settings
 
 MSG = {"role": "user", "content": "the ferry leaves at nine"}
 
@@ -78,6 +79,35 @@ def test_a_burst_of_adds_stops_at_the_days_quota(tmp_path: Path) -> None:
         codes = [http.post("/v1/sessions/s/messages", json=MSG).status_code for _ in range(6)]
         assert codes == [201, 201, 201, 429, 429, 429]
         assert len(http.get("/v1/sessions/s/messages").json()["messages"]) == 3
+
+
+def test_the_days_quota_counts_what_was_added_not_the_holding(tmp_path: Path) -> None:
+    db = str(tmp_path / "day.db")
+
+    async def older_messages() -> None:
+        async with Memory.open(db, settings=Settings(embedder=None, summary_cron=None),
+                               tenant="acme", background=False) as mem:
+            await mem.add_many("old", [{"role": "user", "content": f"old {i}"}
+                                       for i in range(10)])
+
+    asyncio.run(older_messages())
+    key = make_key(db, "acme", messages_per_day=4)
+    with running_server(db) as url, httpx.Client(base_url=url, headers=auth(key)) as http:
+        assert http.post("/v1/sessions/s/messages", json=MSG).status_code == 201
+        # Deleting older messages makes no room in the day.
+        assert http.delete("/v1/sessions/old").status_code == 200
+        time.sleep(1.05)  # past the usage cache
+        codes = [http.post("/v1/sessions/s/messages", json=MSG).status_code for _ in range(4)]
+        assert codes == [201, 201, 201, 429]
+    db2 = str(tmp_path / "batch.db")
+    key = make_key(db2, "acme", messages_per_day=4)
+    with running_server(db2) as url, httpx.Client(base_url=url, headers=auth(key)) as http:
+        # A batch counts in full at once, and a refused add takes no place.
+        assert http.post("/v1/sessions/s/messages", json={"role": "robot", "content": "x"}
+                         ).status_code == 422
+        assert http.post("/v1/sessions/s/messages/batch",
+                         json={"items": [MSG] * 4}).status_code == 201
+        _limited(http.post("/v1/sessions/s/messages", json=MSG))
 
 
 def test_a_body_that_stops_arriving_is_cut_off(tmp_path: Path) -> None:

@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from .errors import InvalidInput
+from .text import check_unicode
 from .types import AnthropicMessage, AnthropicPrompt, Message, OpenAIMessage, Summary
 
-__all__ = ["SYSTEM_PROMPT", "Context", "format_time", "header", "pack"]
+__all__ = ["SYSTEM_PROMPT", "Context", "check_new_input", "format_time", "header", "pack"]
 
 SYSTEM_PROMPT = """## Prior Conversation Context
 The last user message before the new input carries a "Prior summary" of the earlier \
@@ -25,6 +27,15 @@ user reopens one of them now.
 _DIGEST_NOTE = ("Prior summary (automatic digest: the newest text of earlier messages, cut "
                 "from the front; not written by a model):")
 _SUMMARY_NOTE = "Prior summary (JSON) of the earlier conversation:"
+
+
+def check_new_input(query: object) -> str | None:
+    """The new user input a context is asked for (``None``: none)."""
+    if query is None:
+        return None
+    if not isinstance(query, str):
+        raise InvalidInput("query", "must be the new user input as text, or None")
+    return check_unicode(query, "query")
 
 
 def format_time(at_ns: int, tz: ZoneInfo) -> str:

@@ -17,6 +17,7 @@ from .text import check_json_text, check_stored_text, check_unicode
 from .types import Draft, Role
 
 __all__ = [
+    "MAX_AT",
     "MAX_FUTURE_SKEW_NS",
     "ROLES",
     "TEMP_PREFIX",
@@ -29,6 +30,7 @@ __all__ = [
     "draft_item",
     "is_temp",
     "text_of",
+    "too_long",
 ]
 
 ROLES: tuple[Role, ...] = ("user", "assistant")
@@ -43,7 +45,8 @@ _MAX_SENDER = 256
 _MAX_KEY = 256
 _MAX_META_BYTES = 65_536
 # Unix nanoseconds between 1970 and 2262 (the signed 64-bit range).
-_MAX_AT = 2**63 - 1
+MAX_AT = 2**63 - 1
+"""The latest time (Unix nanoseconds) a message may carry: 2262, the signed 64-bit end."""
 MAX_FUTURE_SKEW_NS = 5 * 60 * 10**9
 """How far ahead of the memory's clock a caller-supplied ``at`` may be (clock skew)."""
 
@@ -94,6 +97,13 @@ def check_span(value: object, default: int, field: str) -> int:
     return value
 
 
+def too_long(length: int, max_chars: int) -> str:
+    """Why a message of ``length`` characters is refused (the server says it in the same
+    words when it refuses one as too large)."""
+    return (f"is {length:,} characters; at most {max_chars:,} are allowed "
+            "(max_content_chars), nothing is truncated")
+
+
 def is_temp(session: str) -> bool:
     """Scratch sessions: never summarised, hidden from listings, purged when idle."""
     return session.startswith(TEMP_PREFIX)
@@ -101,7 +111,7 @@ def is_temp(session: str) -> bool:
 
 def check_message_id(value: object, field: str = "id") -> int:
     # Past 2**63 - 1 no id can exist, and the database could not even compare it.
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= _MAX_AT:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_AT:
         raise InvalidInput(field, f"must be a positive integer message id, got {value!r}")
     return value
 
@@ -136,9 +146,7 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     if not text or text.isspace():
         raise InvalidInput(prefix + "content", "must not be empty")
     if len(text) > max_chars:
-        raise InvalidInput(prefix + "content", f"is {len(text):,} characters; at most "
-                           f"{max_chars:,} are allowed (max_content_chars), nothing is "
-                           "truncated")
+        raise InvalidInput(prefix + "content", too_long(len(text), max_chars))
     if "\x00" in text:
         check_stored_text(text, prefix + "content")
     size = len(text) if text.isascii() else _utf8_size(text, prefix + "content")
@@ -151,7 +159,7 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
     if at is None:
         at_ns = now
     elif (type(at) is not int and (isinstance(at, bool) or not isinstance(at, int))) \
-            or not 0 <= at <= _MAX_AT:
+            or not 0 <= at <= MAX_AT:
         raise InvalidInput(prefix + at_field, f"must be UTC Unix time in nanoseconds (an "
                            f"integer 0..2^63-1), got {at!r}")
     elif at > now + MAX_FUTURE_SKEW_NS:

@@ -72,7 +72,8 @@ def choose_models(settings: Settings, embedder: Embedder | Unset | None,
     if isinstance(embedder, Unset):
         embedder = (make_embedder(settings.embedder, base_url=settings.llm_base_url,
                                   api_key=settings.llm_api_key,
-                                  max_retries=settings.llm_max_retries)
+                                  max_retries=settings.llm_max_retries,
+                                  workers=settings.embed_workers or 0)
                     if settings.embedder is not None else None)
     chosen_llm = _model(llm, settings.summary_model, settings.llm_base_url,
                         settings.llm_api_key, settings, "summary_model")

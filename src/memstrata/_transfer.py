@@ -73,7 +73,8 @@ class Transfer:
                                          max_chars=self._max_chars)
         newest = await self._newest(tenant, session)
         here = await self._already_here(tenant, session, parsed)
-        drafts = [d for i, d in enumerate(parsed.drafts) if i not in here]
+        drafts = ([d for i, d in enumerate(parsed.drafts) if i not in here] if here
+                  else parsed.drafts)
         resolve = parsed.summary_for()
 
         def summary_for(stored: list[Message]) -> Summary | None:
@@ -84,7 +85,7 @@ class Transfer:
 
         messages = await self._store.import_session(
             tenant, session, drafts, summary_for, now=now, policy=self._policy, index=index)
-        return _added(messages, newest)
+        return await asyncio.to_thread(_added, messages, newest)  # a pass per message
 
     async def _already_here(self, tenant: str, session: str,
                             parsed: ParsedImport) -> dict[int, Message]:
@@ -92,11 +93,8 @@ class Transfer:
         key: their key is the one ``export`` derives from the message and its id, and the
         message under that id says the same thing. Their key was never stored, so the store
         alone would take them for new messages."""
-        wanted: dict[int, int] = {}
-        for i, (d, old) in enumerate(zip(parsed.drafts, parsed.old_ids, strict=True)):
-            if old is not None and d.key == derived_key(d.role, d.content, d.sender, d.at,
-                                                        f"id:{old}"):
-                wanted[old] = i
+        # Off the event loop: a hash per record of a large import.
+        wanted = await asyncio.to_thread(_exported_here, parsed)
         if not wanted:
             return {}
         found: dict[int, Message] = {}
@@ -125,11 +123,22 @@ class Transfer:
         newest = await self._newest(tenant, session)
         messages = await self._store.import_session(tenant, session, drafts, None, now=now,
                                                     policy=self._policy, index=index)
-        return _added(messages, newest)
+        return await asyncio.to_thread(_added, messages, newest)  # a pass per message
 
     async def _newest(self, tenant: str, session: str) -> int:
         last = await self._store.recent(tenant, session, 1)
         return last[0].id if last else 0
+
+
+def _exported_here(parsed: ParsedImport) -> dict[int, int]:
+    """The old id → position of each record whose key is the one ``export`` derives from it
+    (a message of this database exported without a key of its own)."""
+    wanted: dict[int, int] = {}
+    for i, (d, old) in enumerate(zip(parsed.drafts, parsed.old_ids, strict=True)):
+        if old is not None and d.key == derived_key(d.role, d.content, d.sender, d.at,
+                                                    f"id:{old}"):
+            wanted[old] = i
+    return wanted
 
 
 def _added(messages: list[Message], newest: int) -> int:

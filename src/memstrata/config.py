@@ -20,9 +20,11 @@ from croniter import croniter  # type: ignore[import-untyped]
 from ._compaction import CompactionPolicy
 from .errors import InvalidInput
 
-__all__ = ["ENV_PREFIX", "Settings", "check_cron"]
+__all__ = ["ENV_PREFIX", "MAX_EMBED_WORKERS", "Settings", "check_cron"]
 
 ENV_PREFIX = "MEMSTRATA_"
+MAX_EMBED_WORKERS = 8
+"""The most child processes ``embed_workers`` may ask for."""
 
 
 def check_cron(expr: str, field: str = "summary_cron") -> str:
@@ -66,6 +68,9 @@ class Settings:
     decision_api_key: str | None = None
     llm_max_retries: int = 3
     llm_timeout: float = 120.0
+    # child processes embedding the indexer's batches (local models); None: 0 for a Memory,
+    # 1 for memstrata serve
+    embed_workers: int | None = None
     # summary
     reply_lang: str = "auto"
     summary_chunk_chars: int = 32_000
@@ -105,6 +110,10 @@ class Settings:
                   "temp_idle_minutes", "vector_cache_mb", "max_open_tenants")
         _non_negative(self, "llm_max_retries", "expand_before", "expand_after",
                       "max_key_decisions", "max_past_discussions")
+        if self.embed_workers is not None and not 0 <= self.embed_workers <= MAX_EMBED_WORKERS:
+            raise InvalidInput("embed_workers", f"must be a whole number from 0 to "
+                               f"{MAX_EMBED_WORKERS} or None (0 for a Memory, 1 for memstrata "
+                               f"serve), got {self.embed_workers!r}")
         if not self.llm_timeout > 0:
             raise InvalidInput("llm_timeout", f"must be a positive number of seconds, got "
                                f"{self.llm_timeout!r}")
@@ -205,6 +214,8 @@ _NONE_WORDS = {"", "none", "null", "off"}
 def _parse_env(name: str, raw: str) -> Any:
     hint = _HINTS[name]
     text = raw.strip()
+    if name == "embed_workers":
+        return _parse_workers(raw)
     optional = "None" in str(hint)
     if optional and text.lower() in _NONE_WORDS:
         return None
@@ -226,6 +237,20 @@ def _parse_env(name: str, raw: str) -> Any:
     except ValueError as exc:
         raise InvalidInput(ENV_PREFIX + name.upper(), f"must be a number, got {raw!r}") from exc
     return text
+
+
+def _parse_workers(raw: str) -> int | None:
+    """``MEMSTRATA_EMBED_WORKERS``: a count, or ``auto`` (or empty) for the default. Words
+    such as ``off`` or ``none`` are refused rather than read as the default, which for the
+    service is one worker, not none."""
+    text = raw.strip().lower()
+    if text in ("", "auto"):
+        return None
+    if text.isdigit() and int(text) <= MAX_EMBED_WORKERS:
+        return int(text)
+    raise InvalidInput(ENV_PREFIX + "EMBED_WORKERS", f"must be a whole number from 0 to "
+                       f"{MAX_EMBED_WORKERS} (0: embed in the process) or 'auto' (0 for a "
+                       f"Memory, 1 for memstrata serve), got {raw!r}")
 
 
 def _check_types(s: Settings) -> None:

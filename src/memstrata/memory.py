@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from ._background import Background, pause
-from ._context import Context, pack
+from ._context import Context, check_new_input, pack
 from ._ingest import (
     check_message_id,
     check_session,
@@ -30,7 +30,7 @@ from ._transfer import Transfer
 from .config import Settings
 from .errormem import ErrorMemory
 from .errors import Closed, InvalidInput, NotFound, StoreError
-from .providers import LLM, Embedder, foreground
+from .providers import LLM, Embedder, children_of, foreground
 from .search import (
     MATCH_MODES,
     CachedIndex,
@@ -44,7 +44,6 @@ from .search import (
 )
 from .store import Store, check_target, open_store
 from .summary import CronRunner, SummaryRunner
-from .text import check_unicode
 from .tools import Tools
 from .types import (
     Draft,
@@ -59,7 +58,7 @@ from .types import (
     TimeRange,
 )
 
-__all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory"]
+__all__ = ["CLOSE_TIMEOUT_S", "Clock", "Memory", "stop_children"]
 
 Clock = Callable[[], int]
 """Returns the current UTC time in nanoseconds (injectable for tests and imports)."""
@@ -69,6 +68,13 @@ CLOSE_TIMEOUT_S = 10.0
 _SWEEP_INTERVAL_S = 60.0
 # Up to this many items a batch is checked on the event loop (a thread hop costs more).
 _CHECK_ON_LOOP = 256
+
+
+async def stop_children(embedder: Embedder | None) -> None:
+    """Stop the embedder's child processes, if it has any (each within a bound)."""
+    children = children_of(embedder)
+    if children is not None:
+        await asyncio.to_thread(children.close)
 
 
 class Memory:
@@ -195,6 +201,7 @@ class Memory:
             stopping.append(self._turns.leave(self._indexer, timeout))
         await asyncio.gather(*stopping)
         if self._owns_store:
+            await stop_children(self.embedder)
             await self._store.close()
 
     async def __aenter__(self) -> Memory:
@@ -342,10 +349,7 @@ class Memory:
     async def context(self, session: str, query: str | None = None) -> Context:
         """The window and summary to send before the new user input."""
         self._session(session)
-        if query is not None and not isinstance(query, str):
-            raise InvalidInput("query", "must be the new user input as text, or None")
-        if query is not None:
-            check_unicode(query, "query")
+        query = check_new_input(query)
         window, summary = await self._store.window_and_summary(
             self.tenant, session, self.settings.window_messages)
         behind = await self._unsummarized(session, window, summary)

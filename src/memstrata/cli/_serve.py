@@ -26,6 +26,8 @@ from ._keys import with_keys
 __all__: list[str] = []
 
 EXTRA_HINT = "pip install 'memstrata[server]'"
+# Child processes embedding the indexer's batches when the settings leave it open.
+SERVE_EMBED_WORKERS = 1
 # In-flight requests get this long to finish after a stop signal before they are cut.
 _GRACEFUL_S = 30
 
@@ -115,9 +117,17 @@ def serve(
         note("no API key yet: every /v1 request will be refused; make one with memstrata keys "
              "create --tenant NAME")
     tls = _tls_files(tls_cert, tls_key)
-    application = create_app(target, settings=state.settings(), body_timeout=body_timeout,
+    settings = state.settings()
+    if settings.embed_workers is None:
+        # A service indexes other tenants' backlogs while it answers searches: the batches go
+        # to a child process so a search does not share the interpreter and cores with them.
+        settings = settings.replace(embed_workers=SERVE_EMBED_WORKERS)
+    application = create_app(target, settings=settings, body_timeout=body_timeout,
                              max_imports=max_imports)
-    from ..server import header_timeout_protocol, json_log_config
+    from ..server import header_timeout_protocol, json_log_config, serving_runtime
+
+    # Last: it runs once the database and models are open, so gc.freeze keeps them.
+    application.state.lifespan_hooks.append(serving_runtime)
 
     extra: dict[str, Any] = {"http": header_timeout_protocol(header_timeout)}
     if log_format is LogFormat.json:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from urllib.parse import quote
 
 from ..config import Settings
-from ..errors import InvalidInput, NotFound
+from ..errors import NotFound
 from ..types import ErrorRecord
+from . import _checks as checks
 from . import _wire as wire
 from ._http import Http
 
@@ -28,8 +28,8 @@ class RemoteErrors:
                     action: str, cause: str | None = None,
                     outcome: str = "resolved") -> ErrorRecord:
         """Remember a tool error and what was done about it."""
-        if isinstance(keywords, str):
-            raise InvalidInput("keywords", "must be a list of words, not one string")
+        checks.error_record(tool_name=tool_name, keywords=keywords, symptom=symptom,
+                            action=action, cause=cause, outcome=outcome)
         body = {"tool_name": tool_name, "keywords": list(keywords), "symptom": symptom,
                 "cause": cause, "action": action, "outcome": outcome}
         return wire.error_record(await self._http.send_json("POST", "/v1/errors", body))
@@ -37,6 +37,7 @@ class RemoteErrors:
     async def search(self, keyword: str, *, tool: str | None = None,
                      limit: int | None = None) -> builtins.list[ErrorRecord]:
         """Records related to ``keyword``, best first (each one returned is renewed)."""
+        checks.error_search(keyword, tool=tool, limit=limit, settings=self.settings)
         params: dict[str, str | int | float] = {"q": keyword}
         if tool is not None:
             params["tool"] = tool
@@ -59,6 +60,7 @@ class RemoteErrors:
 
     async def hint(self, tool_name: str, error_text: str) -> str:
         """What past records say about this failure (``""`` when nothing relates)."""
+        checks.error_hint(tool_name, error_text)
         data = await self._http.get_json("/v1/errors/hint",
                                          {"tool": tool_name, "error": error_text})
         return str(data.get("hint") or "")
@@ -66,14 +68,11 @@ class RemoteErrors:
     # Last: inside the class body below it, ``list`` names this method.
     async def list(self, *, tool: str | None = None) -> builtins.list[ErrorRecord]:
         """Every live record of the tenant (optionally of one tool), newest first."""
+        checks.error_tool(tool)
         data = await self._http.get_json("/v1/errors", {"tool": tool} if tool else None)
         return [wire.error_record(r) for r in data["errors"]]
 
 
 def _record_path(id_or_prefix: str) -> str:
-    if not isinstance(id_or_prefix, str) or not id_or_prefix.strip():
-        raise InvalidInput("id", "must be a record id or a unique prefix of 8+ characters")
-    segment = quote(id_or_prefix.strip(), safe="")
-    if set(segment) == {"."}:
-        segment = segment.replace(".", "%2E")
-    return f"/v1/errors/{segment}"
+    # Hex characters only: nothing in the path needs quoting.
+    return f"/v1/errors/{checks.record_id(id_or_prefix)}"

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import httpx
 
 from .._context import Context
-from .._ingest import check_message_id, check_session, check_tenant
+from .._ingest import check_session, check_tenant
 from .._opening import Opening
 from ..config import Settings
 from ..errors import FlushTimeout, InvalidInput, NotFound
@@ -34,6 +34,7 @@ from ..types import (
     SessionStats,
     TimeRange,
 )
+from . import _checks as checks
 from . import _wire as wire
 from ._errormem import RemoteErrors
 from ._http import Http
@@ -137,6 +138,7 @@ class RemoteMemory:
                   sender: str | None = None, at: int | None = None,
                   meta: Mapping[str, Any] | None = None, key: str | None = None) -> Message:
         """Store one message; when this returns, the server has committed it."""
+        checks.message(role, content, sender=sender, at=at, meta=meta, key=key)
         body = _item({"role": role, "content": content, "sender": sender, "at": at,
                       "meta": meta, "key": key})
         return wire.message(await self._http.send_json(
@@ -145,12 +147,12 @@ class RemoteMemory:
     async def add_many(self, session: str, items: Iterable[Mapping[str, Any]]) -> list[Message]:
         """Store several messages atomically (all or none)."""
         path = f"{_session_path(session)}/messages/batch"
-        data = await self._http.send_json("POST", path, {"items": [dict(i) for i in items]})
+        data = await self._http.send_json("POST", path, {"items": checks.items(items)})
         return [wire.message(m) for m in data["messages"]]
 
     async def forget(self, message_id: int) -> bool:
         """Remove one message from every stratum; ``False`` if no such message."""
-        mid = check_message_id(message_id, "message_id")
+        mid = checks.message_id(message_id, "message_id")
         return await self._http.delete(f"/v1/messages/{mid}")
 
     # -- reads -----------------------------------------------------------------------------
@@ -158,6 +160,7 @@ class RemoteMemory:
     async def context(self, session: str, query: str | None = None) -> Context:
         """The window and summary to send before the new user input."""
         path = _session_path(session)
+        checks.context_query(query)
         data = await self._http.get_json(f"{path}/context",
                                          _params(query=query, format="plain"))
         summary = data.get("summary")
@@ -177,6 +180,9 @@ class RemoteMemory:
                      exclude_window: bool = True, min_score: float | None = None) -> list[Hit]:
         """Search one session (or every session of the tenant with ``session=None``)."""
         path = "/v1/search" if session is None else f"{_session_path(session)}/search"
+        checks.search(query, match=match, time_range=time_range, limit=limit,
+                      exclude_window=exclude_window, min_score=min_score,
+                      semantic=self._embedder is not None, settings=self.settings)
         data = await self._http.get_json(path, _params(
             q=query, match=match, time_range=time_range, limit=limit,
             exclude_window=exclude_window, min_score=min_score))
@@ -185,7 +191,8 @@ class RemoteMemory:
     async def read(self, message_id: int, *, before: int | None = None,
                    after: int | None = None) -> list[Message]:
         """A message with its neighbours, oldest first (``NotFound`` if none)."""
-        mid = check_message_id(message_id, "message_id")
+        mid = checks.message_id(message_id, "message_id")
+        checks.neighbours(before, after)
         data = await self._http.get_json(f"/v1/messages/{mid}",
                                          _params(before=before, after=after))
         return [*(wire.message(m) for m in data.get("before", [])),
@@ -198,7 +205,12 @@ class RemoteMemory:
         if session is None:
             raise InvalidInput("session", "the server lists one session's messages at a "
                                           "time; name the session")
-        data = await self._http.get_json(f"{_session_path(session)}/messages", _params(
+        path = _session_path(session)
+        if before_id is not None:
+            checks.message_id(before_id, "before_id")
+        checks.time_range(time_range)
+        checks.search_limit(limit, self.settings)
+        data = await self._http.get_json(f"{path}/messages", _params(
             time_range=time_range, limit=limit, before_id=before_id))
         return [wire.message(m) for m in data["messages"]]
 

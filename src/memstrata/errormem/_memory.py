@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import builtins
 import logging
-import re
 import secrets
 from collections.abc import Callable, Sequence
-from typing import cast
 
 import numpy as np
 
@@ -30,21 +28,24 @@ from ..config import Settings
 from ..errors import InvalidInput
 from ..providers import Embedder
 from ..store import ErrorStore
-from ..text import bigram_text, check_stored_text, check_unicode, fts_match_expression, query_terms
-from ..types import OUTCOMES, ErrorOutcome, ErrorQuery, ErrorRecord, Vectors
+from ..text import bigram_text, fts_match_expression, query_terms
+from ..types import OUTCOMES, ErrorQuery, ErrorRecord, Vectors
+from ._checks import (
+    ID_LEN,
+    ID_PREFIX_MIN,
+    check_error_text,
+    check_limit,
+    check_prefix,
+    check_query_text,
+    check_tool_name,
+    record_fields,
+)
 
 __all__ = ["ID_PREFIX_MIN", "ErrorMemory"]
 
 log = logging.getLogger(__name__)
 
-ID_PREFIX_MIN = 8
-_ID_LEN = 32
-_HEX = re.compile(r"[0-9a-f]+")
 _NS_PER_DAY = 86_400 * 10**9
-_MAX_TOOL_NAME = 128
-_MAX_KEYWORDS = 32
-_MAX_KEYWORD_CHARS = 64
-_MAX_QUERY_CHARS = 2_000
 # How many matches an ambiguous prefix lists (one more is fetched to say "and more").
 _AMBIGUOUS_SHOWN = 5
 
@@ -69,15 +70,18 @@ class ErrorMemory:
 
         Raises ``InvalidInput`` (naming the field) and writes nothing when an argument is bad.
         """
+        fields = record_fields(tool_name=tool_name, keywords=keywords, symptom=symptom,
+                               action=action, cause=cause, outcome=outcome,
+                               max_chars=self.settings.max_content_chars)
         now = self._clock()
         record = ErrorRecord(
-            id=secrets.token_hex(_ID_LEN // 2),
-            tool_name=_tool_name(tool_name),
-            keywords=_keywords(keywords),
-            symptom=self._text("symptom", symptom),
-            cause=self._optional_text("cause", cause),
-            action=self._text("action", action),
-            outcome=_outcome(outcome),
+            id=secrets.token_hex(ID_LEN // 2),
+            tool_name=fields.tool_name,
+            keywords=fields.keywords,
+            symptom=fields.symptom,
+            cause=fields.cause,
+            action=fields.action,
+            outcome=fields.outcome,
             created_at=now,
             expires_at=now + self._ttl(),
             hits=0,
@@ -90,7 +94,7 @@ class ErrorMemory:
 
     async def delete(self, id_or_prefix: str) -> bool:
         """Delete a record by id or unique prefix; ``False`` when none matches."""
-        prefix = _prefix(id_or_prefix)
+        prefix = check_prefix(id_or_prefix)
         ids = await self._store.delete(self.tenant, prefix, now=self._clock(),
                                        limit=_AMBIGUOUS_SHOWN + 1)
         _check_unique(prefix, ids)
@@ -110,8 +114,8 @@ class ErrorMemory:
         ``error_ttl_days`` from now (the returned values already say so); on a full disk
         (SQLite) the records are found without counting the hit.
         """
-        query = _query_text(keyword)
-        chosen_tool = None if tool is None else _tool_name(tool, field="tool")
+        query = check_query_text(keyword)
+        chosen_tool = None if tool is None else check_tool_name(tool, field="tool")
         n = self._limit(limit)
         vector = await self._embed(query)
         now = self._clock()
@@ -129,7 +133,7 @@ class ErrorMemory:
         Not a hit: reading does not renew the record (a model usually reads what a search,
         which did count, just showed it).
         """
-        prefix = _prefix(id_or_prefix)
+        prefix = check_prefix(id_or_prefix)
         found = await self._store.by_prefix(self.tenant, prefix, now=self._clock(),
                                             limit=_AMBIGUOUS_SHOWN + 1)
         _check_unique(prefix, [r.id for r in found])
@@ -142,10 +146,8 @@ class ErrorMemory:
         Records of the same tool are preferred; other tools' records are looked at only when
         the tool has none that relate. Returned records count as hits.
         """
-        tool = _tool_name(tool_name)
-        if not isinstance(error_text, str):
-            raise InvalidInput("error_text", "must be a string")
-        text = check_unicode(error_text, "error_text").strip()[:_MAX_QUERY_CHARS]
+        tool = check_tool_name(tool_name)
+        text = check_error_text(error_text)
         if not text:
             return ""
         found = await self.search(text, tool=tool)
@@ -159,25 +161,7 @@ class ErrorMemory:
         return self.settings.error_ttl_days * _NS_PER_DAY
 
     def _limit(self, limit: int | None) -> int:
-        if limit is None:
-            return self.settings.error_limit
-        top = self.settings.error_limit_max
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
-            raise InvalidInput("limit", f"must be an integer from 1 to {top}, got {limit!r}")
-        return limit
-
-    def _text(self, field: str, value: object) -> str:
-        top = self.settings.max_content_chars
-        if not isinstance(value, str) or not value.strip():
-            raise InvalidInput(field, "must be a non-empty string")
-        if len(value) > top:
-            raise InvalidInput(field, f"must be at most {top} characters, got {len(value)}")
-        return check_stored_text(value, field).strip()
-
-    def _optional_text(self, field: str, value: object) -> str | None:
-        if value is None or (isinstance(value, str) and not value.strip()):
-            return None
-        return self._text(field, value)
+        return check_limit(limit, self.settings.error_limit, self.settings.error_limit_max)
 
     async def _embed(self, text: str) -> Vectors | None:
         """The text's vector, or ``None`` when there is no embedder or it failed.
@@ -196,7 +180,7 @@ class ErrorMemory:
     # Defined last: inside the class body below it, ``list`` names this method.
     async def list(self, *, tool: str | None = None) -> builtins.list[ErrorRecord]:
         """Every live record of the tenant (optionally of one tool), newest first. Not hits."""
-        chosen_tool = None if tool is None else _tool_name(tool, field="tool")
+        chosen_tool = None if tool is None else check_tool_name(tool, field="tool")
         return await self._store.all(self.tenant, tool=chosen_tool, now=self._clock())
 
 
@@ -236,66 +220,6 @@ def format_hint(tool_name: str, records: Sequence[ErrorRecord]) -> str:
             lines.append(f"   cause: {r.cause}")
         lines.append(f"   action: {r.action}")
     return "\n".join(lines)
-
-
-# No tool is named with one, and PostgreSQL cannot even compare text holding NUL.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def _tool_name(value: object, *, field: str = "tool_name") -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(field, "must be a non-empty string (the tool's name)")
-    name = value.strip()
-    if len(name) > _MAX_TOOL_NAME or _CONTROL.search(name):
-        raise InvalidInput(field, f"must be one line of at most {_MAX_TOOL_NAME} characters, "
-                           "without control characters (NUL, tab, line breaks …)")
-    return check_stored_text(name, field)
-
-
-def _keywords(value: object) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, Sequence):
-        raise InvalidInput("keywords", "must be a list of strings, e.g. ['timeout', 'http']")
-    out: list[str] = []
-    for item in value:
-        if not isinstance(item, str):
-            raise InvalidInput("keywords", f"must be a list of strings; got {item!r}")
-        check_stored_text(item, f"keywords[{len(out)}]")
-        word = " ".join(item.lower().split())
-        if len(word) > _MAX_KEYWORD_CHARS:
-            raise InvalidInput("keywords", f"each keyword must be at most "
-                               f"{_MAX_KEYWORD_CHARS} characters; got {item[:20]!r}…")
-        if word and word not in out:
-            out.append(word)
-    if len(out) > _MAX_KEYWORDS:
-        raise InvalidInput("keywords", f"at most {_MAX_KEYWORDS} keywords, got {len(out)}")
-    return tuple(out)
-
-
-def _outcome(value: object) -> ErrorOutcome:
-    if isinstance(value, str) and value in OUTCOMES:
-        return cast(ErrorOutcome, value)
-    raise InvalidInput("outcome", f"must be one of {', '.join(OUTCOMES)}; got {value!r}")
-
-
-def _query_text(value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput("keyword", "must be a non-empty string (words, a phrase or an "
-                           "error message)")
-    if len(value) > _MAX_QUERY_CHARS:
-        raise InvalidInput("keyword", f"must be at most {_MAX_QUERY_CHARS} characters, got "
-                           f"{len(value)}")
-    return check_unicode(value, "keyword").strip()
-
-
-def _prefix(value: object) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput("id", f"must be a string of {ID_PREFIX_MIN} to {_ID_LEN} hex "
-                           f"characters, got {value!r}")
-    prefix = value.strip().lower()
-    if not ID_PREFIX_MIN <= len(prefix) <= _ID_LEN or not _HEX.fullmatch(prefix):
-        raise InvalidInput("id", f"must be the record id or a prefix of it: {ID_PREFIX_MIN} "
-                           f"to {_ID_LEN} hex characters (0-9, a-f), got {value!r}")
-    return prefix
 
 
 def _check_unique(prefix: str, ids: Sequence[str]) -> None:

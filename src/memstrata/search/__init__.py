@@ -9,7 +9,16 @@ from ._cache import VectorCache
 from ._follow import LiveIndexes
 from ._fusion import vector_model
 from ._indexer import Indexer
-from ._modes import MATCH_MODES, TIME_RANGES, check_limit, match_mode, since
+from ._modes import (
+    MATCH_MODES,
+    TIME_RANGES,
+    check_exclude_window,
+    check_limit,
+    check_min_score,
+    check_query,
+    match_mode,
+    since,
+)
 from ._searcher import CachedIndex, Searcher
 from ._turns import IndexTurns
 
@@ -22,7 +31,10 @@ __all__ = [
     "LiveIndexes",
     "Searcher",
     "VectorCache",
+    "check_exclude_window",
     "check_limit",
+    "check_min_score",
+    "check_query",
     "match_mode",
     "since",
     "vector_model",

@@ -7,11 +7,12 @@ from typing import Literal
 
 from ..config import Settings
 from ..errors import InvalidInput
-from ..text import fts_match_expression, only_stop_words, query_terms
+from ..text import check_unicode, fts_match_expression, only_stop_words, query_terms
 from ..types import Hit, KeywordRow, Message
 
-__all__ = ["MATCH_MODES", "TIME_RANGES", "check_limit", "check_min_score", "expand",
-           "keyword_match", "keyword_ranking", "match_mode", "since"]
+__all__ = ["MATCH_MODES", "TIME_RANGES", "check_exclude_window", "check_limit",
+           "check_min_score", "check_query", "expand", "keyword_match", "keyword_ranking",
+           "match_mode", "since"]
 
 _DAY_NS = 86_400 * 10**9
 TIME_RANGES: dict[str, int | None] = {
@@ -28,6 +29,19 @@ def since(time_range: object, now: int, field: str = "time_range") -> int | None
 
 
 MATCH_MODES = ("keyword", "semantic", "hybrid")
+
+
+def check_query(query: object) -> str:
+    """The text searched for: non-empty, valid Unicode."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query", "must be non-empty text")
+    return check_unicode(query, "query")
+
+
+def check_exclude_window(exclude_window: object) -> bool:
+    if not isinstance(exclude_window, bool):
+        raise InvalidInput("exclude_window", "must be true or false")
+    return exclude_window
 
 
 def match_mode(match: object, *, semantic: bool) -> Literal["keyword", "semantic", "hybrid"]:

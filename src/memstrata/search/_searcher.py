@@ -18,10 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import Settings
-from ..errors import InvalidInput, ProviderError
+from ..errors import ProviderError
 from ..providers import Embedder, blas_threads
 from ..store import Store, VectorStore
-from ..text import check_unicode
 from ..types import Hit, HitSource
 from ._across import rank_tenant
 from ._cache import VectorCache
@@ -38,8 +37,10 @@ from ._fusion import (
     vector_model,
 )
 from ._modes import (
+    check_exclude_window,
     check_limit,
     check_min_score,
+    check_query,
     expand,
     keyword_match,
     keyword_ranking,
@@ -91,14 +92,11 @@ class Searcher:
         similarity under the fusion. Keyword hits always hold a query term and are not
         filtered by it.
         """
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query", "must be non-empty text")
-        check_unicode(query, "query")
+        query = check_query(query)
         mode = match_mode(match, semantic=self._embedder is not None)
         lim = check_limit(limit, self._settings)
         low = since(time_range, now)
-        if not isinstance(exclude_window, bool):
-            raise InvalidInput("exclude_window", "must be true or false")
+        exclude_window = check_exclude_window(exclude_window)
         floor = check_min_score(min_score, self._settings)
         if mode == "keyword":
             ranked = await self.keyword(session, query, since=low, limit=lim)

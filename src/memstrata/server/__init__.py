@@ -12,6 +12,7 @@ from ._errors import Forbidden, NotReady, RateLimited, TooLarge, Unauthorized, e
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT
 from ._logs import JsonLines, json_log_config
 from ._protocol import header_timeout_protocol
+from ._runtime import serving_runtime
 from ._tenants import Tenants
 
 __all__ = [
@@ -33,5 +34,6 @@ __all__ = [
     "header_timeout_protocol",
     "json_log_config",
     "parse_key",
+    "serving_runtime",
     "tenant_for",
 ]

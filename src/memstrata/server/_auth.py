@@ -28,7 +28,7 @@ from ._errors import Forbidden, NotReady, Unauthorized
 from ._tenants import Tenants
 
 __all__ = ["TENANT_HEADER", "Caller", "admin_for", "admit", "bearer", "caller_for",
-           "check_scope", "memory_for", "tenant_for", "tenants_of"]
+           "check_scope", "memory_for", "report_added", "tenant_for", "tenants_of"]
 
 TENANT_HEADER = "X-Memstrata-Tenant"
 """The header a key with a tenant prefix names each request's tenant in."""
@@ -125,8 +125,20 @@ async def memory_for(request: Request,
     until the answer has been sent (a streamed export's too)."""
     scope = "read" if request.method in _READING else "write"
     caller = await admit(request, scope)
-    with tenants_of(request).lease(caller.tenant) as memory:
-        yield memory
+    try:
+        with tenants_of(request).lease(caller.tenant) as memory:
+            yield memory
+    finally:
+        limits = getattr(request.app.state, "limits", None)
+        if limits is not None:
+            limits.settle(request)  # an add that failed gives its place in the quota back
+
+
+def report_added(request: Request, count: int) -> None:
+    """An adding route stored ``count`` messages: they count toward the tenant's day."""
+    limits = getattr(request.app.state, "limits", None)
+    if limits is not None:
+        limits.added(request, count)
 
 
 async def admin_for(request: Request,

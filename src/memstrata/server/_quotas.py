@@ -4,11 +4,13 @@ A key's rate (``rate_per_second``, else the ``key_rate_per_second`` setting) is 
 holding one second's worth of requests (at least one): a request finding it empty is 429 with
 ``Retry-After``. A tenant's quotas (``messages_per_day`` and ``stored_bytes`` of the key, else
 the ``tenant_messages_per_day`` and ``tenant_stored_bytes`` settings) are checked before each
-request that adds messages, against what the tenant holds (read from the store at most once a
-second per tenant, each request let through counting as one message meanwhile); the day's
-messages count from the tenant's holding at its first write of the UTC day in this process
-(messages deleted that day give their place back). All of it is
-held in the process: several processes over one PostgreSQL database each apply the limits on
+request that adds messages. ``stored_bytes`` is checked against what the tenant holds (read
+from the store at most once a second per tenant). ``messages_per_day`` counts the messages the
+tenant's requests added since the UTC day began in this process, as each request reports when
+it has stored them (``added``); a request under way holds one place until then. Deleting
+messages gives no place back: the day's count is of messages added, not of the holding, so
+deleting older messages makes no room, and a batch counts in full. All of it is held in the
+process: several processes over one PostgreSQL database each apply the limits on
 their own.
 """
 
@@ -41,12 +43,17 @@ class _Bucket:
 
 @dataclass(slots=True)
 class _Usage:
-    messages: int
     stored: int
     read_at: float
+
+
+@dataclass(slots=True)
+class _Day:
     day: int
-    day_start: int
-    """The tenant's message count when the UTC day ``day`` began for this process."""
+    added: int = 0
+    """Messages the tenant's requests stored on UTC day ``day`` (in this process)."""
+    pending: int = 0
+    """Adding requests let through and not yet reported."""
 
 
 class Limits:
@@ -61,6 +68,7 @@ class Limits:
         self._wall = wall
         self._buckets: dict[str, _Bucket] = {}
         self._usage: dict[str, _Usage] = {}
+        self._days: dict[str, _Day] = {}
         self.on_limited: Callable[[str], None] | None = None
         """Called with the kind of limit (``rate``, ``messages_per_day``, ``stored_bytes``)
         each time a request is refused (the metrics count them)."""
@@ -72,6 +80,33 @@ class Limits:
             self._take(caller.key.id, rate)
         if request.method == "POST" and str(request.scope.get("path", "")).endswith(_ADDING):
             await self._check_quotas(caller)
+            self._today(caller.tenant).pending += 1
+            request.state.quota_tenant = caller.tenant
+
+    def added(self, request: Request, count: int) -> None:
+        """The adding request ``request`` stored ``count`` messages (its place is given up)."""
+        tenant = self._settle(request)
+        if tenant is not None:
+            self._today(tenant).added += count
+
+    def settle(self, request: Request) -> None:
+        """The request is over: an adding request that did not report gives its place up."""
+        self._settle(request)
+
+    def _settle(self, request: Request) -> str | None:
+        tenant: str | None = getattr(request.state, "quota_tenant", None)
+        if tenant is not None:
+            request.state.quota_tenant = None
+            day = self._today(tenant)
+            day.pending = max(0, day.pending - 1)
+        return tenant
+
+    def _today(self, tenant: str) -> _Day:
+        today = int(self._wall()) // _DAY_S
+        day = self._days.get(tenant)
+        if day is None or day.day != today:
+            day = self._days[tenant] = _Day(today, pending=day.pending if day else 0)
+        return day
 
     def _take(self, key_id: str, rate: float) -> None:
         now = self._clock()
@@ -92,33 +127,27 @@ class Limits:
         max_bytes = caller.key.stored_bytes or self._settings.tenant_stored_bytes
         if not per_day and not max_bytes:
             return
-        usage = await self._current(caller.tenant)
-        if max_bytes and usage.stored >= max_bytes:
-            self._refuse("stored_bytes")
-            raise RateLimited(f"tenant {caller.tenant!r} holds {usage.stored:,} bytes of "
-                              f"messages, its quota is {max_bytes:,}: delete some first", 3600)
-        if per_day and usage.messages - usage.day_start >= per_day:
+        if max_bytes:
+            usage = await self._current(caller.tenant)
+            if usage.stored >= max_bytes:
+                self._refuse("stored_bytes")
+                raise RateLimited(f"tenant {caller.tenant!r} holds {usage.stored:,} bytes of "
+                                  f"messages, its quota is {max_bytes:,}: delete some first",
+                                  3600)
+        day = self._today(caller.tenant)
+        if per_day and day.added + day.pending >= per_day:
             self._refuse("messages_per_day")
             until = _DAY_S - int(self._wall()) % _DAY_S
             raise RateLimited(f"tenant {caller.tenant!r} added its {per_day:,} messages of "
                               "the day (UTC)", until)
-        # Until the next read of the holding, each request let through counts as the one
-        # message it adds at least: a burst of adds within that second stops at the quota
-        # (a batch counts as one until then).
-        usage.messages += 1
 
     async def _current(self, tenant: str) -> _Usage:
         now = self._clock()
-        day = int(self._wall()) // _DAY_S
         usage = self._usage.get(tenant)
-        if usage is not None and now - usage.read_at < _USAGE_TTL_S and usage.day == day:
+        if usage is not None and now - usage.read_at < _USAGE_TTL_S:
             return usage
-        messages, stored = await self._usage_of(tenant)
-        if usage is None or usage.day != day:
-            usage = _Usage(messages, stored, now, day, messages)
-        else:
-            usage.messages, usage.stored, usage.read_at = messages, stored, now
-        self._usage[tenant] = usage
+        _, stored = await self._usage_of(tenant)
+        usage = self._usage[tenant] = _Usage(stored, now)
         return usage
 
     def _refuse(self, kind: str) -> None:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal, cast
 
-from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
-from .._ingest import text_of
+from .._ingest import text_of, too_long
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
 from ..types import MatchMode, Message, Role
 from ..types import TimeRange as TimeRangeValue
-from ._auth import memory_for
+from ._auth import memory_for, report_added
 from ._errors import TooLarge
 from ._media import json_body
 from ._schemas import (
@@ -67,18 +67,19 @@ def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
         return  # the Memory names what is wrong with it
     top = mem.settings.max_content_chars
     if len(text) > top:
-        raise TooLarge(prefix + "content", f"{prefix}content is {len(text):,} characters; at "
-                       f"most {top:,} are accepted")
+        raise TooLarge(prefix + "content", f"{prefix}content {too_long(len(text), top)}")
 
 
 @router.post("/sessions/{session}/messages", status_code=201, response_model=MessageOut,
              responses=errors(*AUTHED, *JSON_BODY, *KEYED),
              dependencies=JSON_IN, summary="Add a message")
-async def add_message(session: SessionId, body: MessageIn, mem: Mem) -> MessageOut:
+async def add_message(session: SessionId, body: MessageIn, mem: Mem,
+                      request: Request) -> MessageOut:
     """Store one message; when the answer arrives it is committed."""
     _check_size(mem, body)
     m = await mem.add(session, cast("Role", body.role), body.content, sender=body.sender,
                       at=body.moment(), meta=body.meta, key=body.key)
+    report_added(request, 1)
     return message_out(m)
 
 
@@ -86,7 +87,8 @@ async def add_message(session: SessionId, body: MessageIn, mem: Mem) -> MessageO
              response_model=MessageListOut, responses=errors(*AUTHED, *JSON_BODY, *KEYED),
              dependencies=JSON_IN,
              summary="Add several messages atomically")
-async def add_messages(session: SessionId, body: BatchIn, mem: Mem) -> Response:
+async def add_messages(session: SessionId, body: BatchIn, mem: Mem,
+                       request: Request) -> Response:
     """Store every item, or none when one is invalid (the error names it: ``items[3].role``)."""
     def checked() -> list[dict[str, Any]]:
         for i, item in enumerate(body.items):
@@ -101,6 +103,7 @@ async def add_messages(session: SessionId, body: BatchIn, mem: Mem) -> Response:
     large = len(body.items) > _BATCH_ON_LOOP
     items = await asyncio.to_thread(checked) if large else checked()
     stored = await mem.add_many(session, items)
+    report_added(request, len(stored))
     payload = await asyncio.to_thread(answer, stored) if large else answer(stored)
     return Response(payload, status_code=201, media_type="application/json")
 

@@ -14,7 +14,7 @@ from fastapi.responses import StreamingResponse
 from ..errors import InvalidInput, NotFound
 from ..memory import Memory
 from ..types import ResetMode
-from ._auth import memory_for
+from ._auth import memory_for, report_added
 from ._import_body import BodyLines, open_body
 from ._media import json_body
 from ._schemas import (
@@ -170,6 +170,9 @@ async def import_(session: SessionId, request: Request, mem: Mem) -> ImportOut:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInput("history", f"is not UTF-8 text (byte {exc.start + 1})") from exc
-        return ImportOut(imported=await mem.import_history(session, text))
-    lines = BodyLines(head, chunks, asyncio.get_running_loop())
-    return ImportOut(imported=await mem.import_(session, lines))
+        imported = await mem.import_history(session, text)
+    else:
+        imported = await mem.import_(session, BodyLines(head, chunks,
+                                                        asyncio.get_running_loop()))
+    report_added(request, imported)
+    return ImportOut(imported=imported)

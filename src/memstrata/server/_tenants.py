@@ -27,7 +27,7 @@ from .._keys import ApiKeys
 from .._opening import UNSET, Unset, choose_models
 from ..config import Settings
 from ..errors import InvalidInput
-from ..memory import Clock, Memory
+from ..memory import Clock, Memory, stop_children
 from ..providers import LLM, Embedder
 from ..store import Store, check_target, open_store
 from ._errors import NotReady
@@ -155,4 +155,7 @@ class Tenants:
                                  return_exceptions=True)
             await self._root.close()
         finally:
-            await self.store.close()
+            try:
+                await stop_children(self._root.embedder)
+            finally:
+                await self.store.close()

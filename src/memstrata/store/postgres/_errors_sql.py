@@ -33,10 +33,17 @@ SELECT seq, embedding FROM error_records
 WHERE tenant = %(tenant)s AND expires_at > %(now)s AND {_TOOL}
   AND embedding IS NOT NULL AND embed_model = %(model)s AND embed_dim = %(dim)s"""
 
+# The keyword pass looks at the tenant's newest records only, read by the (tenant, seq) key:
+# the GIN index would find every tenant's records holding a word before the tenant filter, so
+# a search grew slower the more often other tenants used its words. ts_rank scores a record by
+# its own text, so the order within the tenant is unchanged.
+KEYWORD_SPAN = 10_000
 SELECT_ERROR_FTS = f"""
 SELECT e.seq, ts_rank(e.fts, q.q, 1) AS score, {_VECTORED}
-FROM (SELECT {ANY_TERM} AS q) q JOIN error_records e ON e.fts @@ q.q
-WHERE e.tenant = %(tenant)s AND e.expires_at > %(now)s AND {_TOOL}
+FROM (SELECT {ANY_TERM} AS q) q
+JOIN (SELECT seq, fts, tool_name, embedding, embed_model, embed_dim FROM error_records
+      WHERE tenant = %(tenant)s AND expires_at > %(now)s AND {_TOOL}
+      ORDER BY seq DESC LIMIT {KEYWORD_SPAN}) e ON e.fts @@ q.q
 ORDER BY score DESC, e.seq DESC LIMIT %(limit)s"""
 
 # Substring scan over the fields as written (ASCII case-insensitive): finds what tokenising

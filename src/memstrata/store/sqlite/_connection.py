@@ -14,10 +14,12 @@ file (``_identity``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Generic, TypeVar
 
 import aiosqlite
@@ -51,6 +53,10 @@ class Connection:
         # aiosqlite runs callables on its thread against this sqlite3 connection.
         self._raw: sqlite3.Connection = conn._conn
         self._reader: sqlite3.Connection | None = None
+        # A read-only connection on a thread of its own, for the reads every request makes
+        # (key lookups, quotas, /readyz): they never queue behind the writer's thread.
+        self._aside: sqlite3.Connection | None = None
+        self._aside_thread: ThreadPoolExecutor | None = None
         self._identity: FileIdentity | None = None
         self.path = path
 
@@ -77,6 +83,10 @@ class Connection:
             if db._identity is not None:  # a file on disk, not memory or a URI
                 replenish(path)
             db._reader = _open_reader(path)
+            db._aside = _open_reader(path)
+            if db._aside is not None:
+                db._aside_thread = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="memstrata-sqlite-aside")
         except BaseException:
             try:
                 await conn.close()
@@ -89,6 +99,12 @@ class Connection:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+        if self._aside_thread is not None:
+            self._aside_thread.shutdown(wait=True)
+            self._aside_thread = None
+        if self._aside is not None:
+            self._aside.close()
+            self._aside = None
         if self._identity is not None and self._identity.moved():
             # So no file that replaced ours replays our WAL; best effort, the close goes on.
             with contextlib.suppress(StoreError):
@@ -133,6 +149,20 @@ class Connection:
             return await self.read(fn)
         try:
             return _Transaction(fn, write=False)(self._reader)
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from exc
+
+    async def read_aside(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Like :meth:`read`, on a read-only connection with a thread of its own: a small read
+        that must answer while a long write runs (a WAL reader never waits for a lock, and
+        this one never waits in the writer's queue). In-memory databases go through
+        :meth:`read`."""
+        aside, thread = self._aside, self._aside_thread
+        if aside is None or thread is None:
+            return await self.read(fn)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                thread, _Transaction(fn, write=False), aside)
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from exc
 

@@ -11,7 +11,9 @@ and expire unless used), so a scan is cheaper than keeping a vector index in ste
 from __future__ import annotations
 
 import builtins
+import contextlib
 import sqlite3
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +22,7 @@ from ...types import ErrorQuery, ErrorRecord, Vectors
 from .._error_rows import error_params, join_keyword, query_params, rank_by_vector
 from . import _errors_sql as sql
 from ._connection import Connection
+from ._error_keyword import keyword_hits
 from ._rows import ascii_lower, stored_json
 
 __all__ = ["SQLiteErrorStore"]
@@ -27,6 +30,11 @@ __all__ = ["SQLiteErrorStore"]
 # How many keyword candidates are looked at before filtering and merging; far more than the
 # largest limit, so filtering out records the semantic pass already judged leaves enough.
 _KEYWORD_CANDIDATES = 256
+# The index upkeep a sweep does: pages merged per write transaction, the time it may take,
+# and how long the sweeps of every tenant skip it once it found nothing left to merge.
+_MERGE_PAGES = 256
+_MERGE_SECONDS = 0.5
+_MERGE_REST_S = 50.0
 
 
 def _row_record(row: Sequence[Any]) -> ErrorRecord:
@@ -42,6 +50,7 @@ class SQLiteErrorStore:
 
     def __init__(self, db: Connection) -> None:
         self._db = db
+        self._merge_rest_until = 0.0
 
     async def insert(self, tenant: str, record: ErrorRecord, *, search_text: str,
                      vector: Vectors | None, model_id: str | None) -> None:
@@ -83,7 +92,27 @@ class SQLiteErrorStore:
 
     async def sweep(self, tenant: str, *, now: int) -> int:
         params = {"tenant": tenant, "now": now}
-        return await self._db.write(lambda c: int(c.execute(sql.SWEEP_ERRORS, params).rowcount))
+        swept = await self._db.write(lambda c: int(c.execute(sql.SWEEP_ERRORS, params).rowcount))
+        with contextlib.suppress(DiskFull):  # upkeep waits for space; the sweep is done
+            await self.tidy_index()
+        return swept
+
+    async def tidy_index(self, seconds: float = _MERGE_SECONDS) -> bool:
+        """Merge the error index's segments for about ``seconds`` (in short write
+        transactions); ``True`` when work remains. Each write adds a small segment, and a
+        search seeks every segment holding its terms, other tenants' included, so unmerged
+        segments made a tenant's search slower the more others wrote. Every sweep calls this;
+        once it found nothing to merge, calls within the next ``_MERGE_REST_S`` return at
+        once."""
+        now = time.monotonic()
+        if now < self._merge_rest_until:
+            return False
+        deadline = now + seconds
+        while await self._db.write(_merge_step):
+            if time.monotonic() >= deadline:
+                return True
+        self._merge_rest_until = time.monotonic() + _MERGE_REST_S
+        return False
 
 
 # -- helpers that run on the connection thread ---------------------------------------------
@@ -103,21 +132,29 @@ def _search(c: sqlite3.Connection, q: ErrorQuery, *, renew: bool = True) -> list
     return out
 
 
+def _merge_step(c: sqlite3.Connection) -> bool:
+    """One step of FTS5's merge; whether work remains (FTS5 says it did nothing by fewer than
+    two changes)."""
+    if c.execute(sql.SELECT_ERROR_FTS_USERMERGE).fetchone() is None:
+        c.execute(sql.SET_ERROR_FTS_USERMERGE)
+    before = c.total_changes
+    c.execute(sql.MERGE_ERROR_FTS, (_MERGE_PAGES,))
+    return c.total_changes - before >= 2
+
+
 def _semantic(c: sqlite3.Connection, q: ErrorQuery, base: dict[str, Any]) -> list[int]:
     return rank_by_vector(c.execute(sql.SELECT_ERROR_VECTORS, base).fetchall(), q)
 
 
 def _keyword(c: sqlite3.Connection, q: ErrorQuery, base: dict[str, Any], *,
              unjudged_only: bool) -> list[int]:
-    """Records matching the query's terms (BM25 order), then those containing the query as
-    typed; ``unjudged_only`` keeps only records the semantic pass could not compare."""
+    """Records matching the query's terms (BM25 over the tenant's records), then those
+    containing the query as typed; ``unjudged_only`` keeps only records the semantic pass
+    could not compare."""
     found: dict[int, bool] = {}
     if q.match is not None:
-        for seq, _score, vectored in c.execute(
-                sql.SELECT_ERROR_FTS,
-                {**base, "match": f'scope : "e{q.tenant.encode().hex().upper()}" AND '
-                                  f"body : ({q.match})", "limit": _KEYWORD_CANDIDATES}):
-            found.setdefault(int(seq), bool(vectored))
+        for seq, vectored in keyword_hits(c, base, q.match, _KEYWORD_CANDIDATES):
+            found.setdefault(seq, vectored)
     for seq, vectored in c.execute(sql.SELECT_ERROR_SUBSTRING,
                                    {**base, "needle": ascii_lower(q.needle),
                                     "limit": _KEYWORD_CANDIDATES}):

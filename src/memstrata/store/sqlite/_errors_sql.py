@@ -27,16 +27,28 @@ SELECT seq, embedding FROM error_records
 WHERE tenant = :tenant AND expires_at > :now AND {_TOOL.format(p="")}
   AND embedding IS NOT NULL AND embed_model = :model AND embed_dim = :dim"""
 
-# The scope token repeats the tenant inside FTS5; the WHERE clause keeps isolation from
-# resting on the index alone. ``vectored`` tells the caller whether the semantic pass could
-# judge the record.
-SELECT_ERROR_FTS = f"""
-SELECT e.seq, -bm25(error_records_fts, 1.0, 0.0) AS score,
+# The newest of a tenant's records holding one term (the match names the tenant's scope token),
+# then how many of the tenant's records have a seq from ``?`` on: FTS5 walks the scope token's
+# entries. Both cost the tenant's own rows, never another tenant's (see ``_error_keyword``).
+SELECT_ERROR_TERM_SEQS = """
+SELECT rowid FROM error_records_fts WHERE error_records_fts MATCH ? ORDER BY rowid DESC LIMIT ?"""
+COUNT_SCOPE_ERRORS_SINCE = """
+SELECT count(*) FROM error_records_fts WHERE error_records_fts MATCH ? AND rowid >= ?"""
+COUNT_TENANT_ERRORS = "SELECT count(*) FROM error_records WHERE tenant = ?"
+
+# The live records among the seqs found (a JSON array), with their indexed text. The WHERE
+# clause names the tenant, so isolation does not rest on the index alone. ``vectored`` tells
+# the caller whether the semantic pass could judge the record.
+SELECT_ERROR_TEXTS = f"""
+SELECT e.seq, e.search_text,
        (e.embedding IS NOT NULL AND e.embed_model IS :model AND e.embed_dim IS :dim)
-FROM error_records_fts JOIN error_records e ON e.seq = error_records_fts.rowid
-WHERE error_records_fts MATCH :match AND e.tenant = :tenant AND e.expires_at > :now
-  AND {_TOOL.format(p="e.")}
-ORDER BY score DESC LIMIT :limit"""
+FROM error_records e
+WHERE e.seq IN (SELECT value FROM json_each(:seqs)) AND e.tenant = :tenant
+  AND e.expires_at > :now AND {_TOOL.format(p="e.")}"""
+
+# The index's record of each record's column sizes in words (varints: body, then scope).
+SELECT_ERROR_DOC_SIZES = """
+SELECT id, sz FROM error_records_fts_docsize WHERE id IN (SELECT value FROM json_each(?))"""
 
 # Substring scan over the fields as written (ASCII case-insensitive, like SQLite's lower()):
 # finds what tokenising misses, e.g. part of a word or a one-character CJK query.
@@ -73,3 +85,10 @@ ORDER BY e.created_at DESC, e.seq DESC"""
 DELETE_ERROR = "DELETE FROM error_records WHERE tenant = :tenant AND id = :id"
 
 SWEEP_ERRORS = "DELETE FROM error_records WHERE tenant = :tenant AND expires_at <= :now"
+
+# Upkeep of the error index (see ``SQLiteErrorStore.sweep``): FTS5's own merge, a few pages per
+# step, after asking it to merge segments two at a time.
+SELECT_ERROR_FTS_USERMERGE = "SELECT v FROM error_records_fts_config WHERE k = 'usermerge'"
+SET_ERROR_FTS_USERMERGE = """
+INSERT INTO error_records_fts (error_records_fts, rank) VALUES ('usermerge', 2)"""
+MERGE_ERROR_FTS = "INSERT INTO error_records_fts (error_records_fts, rank) VALUES ('merge', ?)"

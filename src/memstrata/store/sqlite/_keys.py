@@ -35,7 +35,7 @@ class SQLiteKeys:
         await self._db.write(body)
 
     async def get(self, key_id: str) -> tuple[ApiKey, bytes] | None:
-        row = await self._db.read(lambda c: c.execute(sql.SELECT_KEY, (key_id,)).fetchone())
+        row = await self._db.read_aside(lambda c: c.execute(sql.SELECT_KEY, (key_id,)).fetchone())
         if row is None:
             return None
         return row_key(row), bytes(row[10])
@@ -50,13 +50,13 @@ class SQLiteKeys:
         return row_key(row) if row is not None else None
 
     async def count_active(self) -> int:
-        row = await self._db.read(lambda c: c.execute(sql.COUNT_ACTIVE_KEYS).fetchone())
+        row = await self._db.read_aside(lambda c: c.execute(sql.COUNT_ACTIVE_KEYS).fetchone())
         return int(row[0])
 
     async def ping(self) -> None:
-        await self._db.read(lambda c: c.execute(sql.PING).fetchall())
+        await self._db.read_aside(lambda c: c.execute(sql.PING).fetchall())
         self._db.verify_file()  # a file moved away still reads, but no write would last
 
     async def usage(self, tenant: str) -> tuple[int, int]:
-        row = await self._db.read(lambda c: c.execute(sql.TENANT_USAGE, (tenant,)).fetchone())
+        row = await self._db.read_aside(lambda c: c.execute(sql.TENANT_USAGE, (tenant,)).fetchone())
         return int(row[0]), int(row[1])
