@@ -473,20 +473,20 @@ class TenantIndex:
         rows = arrays["post_rows"]
         if rows.shape[0] and (int(rows.max()) >= n or int(rows.min()) < 0):
             raise ValueError("postings out of range")
-        vocab = [str(t) for t in facts["vocab"]]
+        vocab = facts["vocab"]
+        if not isinstance(vocab, list) or not all(isinstance(t, str) for t in vocab):
+            raise ValueError("the vocabulary is not a list of terms")
         if arrays["indptr"].shape[0] != len(vocab) + 1:
             raise ValueError("postings do not match the vocabulary")
         index.terms = Postings.from_parts(arrays["indptr"].astype(np.int64),
                                           rows.astype(np.int32),
                                           arrays["post_counts"].astype(np.float32))
-        index._cap = 0
-        index.size = 0
-        index._grow(n, exact=True)
+        # The arrays read back become the index's own (no copy); the next append widens them.
         for name, _, _, _ in _COLUMNS:
-            getattr(index, name)[:n] = arrays[name]
-        index.size = n
+            setattr(index, name, np.require(arrays[name], requirements=("C", "W")))
+        index._cap = index.size = n
         index.max_id = int(facts["max_id"])
-        index.vocab = {t: i for i, t in enumerate(vocab)}
+        index.vocab = dict(zip(vocab, range(len(vocab)), strict=True))
         index.senders = {s: i for i, s in enumerate(facts["senders"])}
         for name, head, tail, alive, embedded, last_id, version, cutoff in facts["sessions"]:
             st = index.session(str(name))
