@@ -31,7 +31,7 @@ import numpy.typing as npt
 from ._bm25 import DEFAULT_KEY_WEIGHTS, KeywordIndex, tokens
 from ._features import Signals, signals
 from ._postings import Postings
-from ._quant import dequantise, dots, quantise
+from ._quant import dequantise, quantise, query_dots
 
 __all__ = ["Selection", "TenantIndex"]
 
@@ -417,23 +417,22 @@ class TenantIndex:
                             lengths=selection.key_lengths if key else selection.own_lengths)
 
     def cosines(self, selection: Selection, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Own-text and keyed cosines of the selected rows with the unit query ``q`` (both
-        int8: :func:`memstrata.search._quant.dots`): one product over the span of rows
+        """Own-text and keyed cosines of the selected rows with the unit query ``q`` (int8
+        rows: :func:`memstrata.search._quant.query_dots`): one product over the span of rows
         they occupy (a view, no copy), or over the rows themselves when they are a small
         part of it."""
         rows = selection.rows
         if not rows.shape[0]:
             empty = np.zeros(0, dtype=np.float32)
             return empty, empty.copy()
-        qq, qs = quantise(q)
         lo, hi = int(rows[0]), int(rows[-1]) + 1
         if hi - lo <= 2 * rows.shape[0]:
             at = rows - lo
-            own = dots(self.own_q[lo:hi], self.own_scale[lo:hi], qq, float(qs[0]))[at]
-            keyed = dots(self.key_q[lo:hi], self.key_scale[lo:hi], qq, float(qs[0]))[at]
+            own = query_dots(self.own_q[lo:hi], self.own_scale[lo:hi], q)[at]
+            keyed = query_dots(self.key_q[lo:hi], self.key_scale[lo:hi], q)[at]
         else:
-            own = dots(self.own_q[rows], self.own_scale[rows], qq, float(qs[0]))
-            keyed = dots(self.key_q[rows], self.key_scale[rows], qq, float(qs[0]))
+            own = query_dots(self.own_q[rows], self.own_scale[rows], q)
+            keyed = query_dots(self.key_q[rows], self.key_scale[rows], q)
         return own, keyed
 
     def sender_names(self) -> tuple[str | None, ...]:
