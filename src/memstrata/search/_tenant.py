@@ -96,6 +96,9 @@ class Selection:
     key_lengths: FloatArray
     pos: IntArray
     """Each row's position in the selection (-1: not selected), one more entry for -1."""
+    keyed_at: tuple[tuple[float, Int32Array], ...] = ()
+    """Per key offset, its weight and, for each row of the index, the position of the
+    selected row whose key holds that row's terms at that offset (-1: none)."""
 
 
 # The per-row arrays: name, dtype, fill of unused rows, and whether a row is a vector.
@@ -353,13 +356,20 @@ class TenantIndex:
         nxt = pos[self.next[rows]]
         info = Signals(length=self.length[rows], cjk=self.cjk[rows],
                        question=self.question[rows], content=self.content[rows])
+        keyed_at = []
+        for offset, w in DEFAULT_KEY_WEIGHTS.items():
+            # The key of the row ``offset`` before a row holds that row's terms.
+            dest = _step(self.prev if offset > 0 else self.next,
+                         np.arange(n_all, dtype=np.int64), abs(offset))
+            keyed_at.append((float(np.float32(w)), pos[dest].astype(np.int32)))
         return Selection(rows=rows, ids=self.ids[rows],
                          groups=self.codes[rows].astype(np.int64), links=(prev, nxt),
                          times=self.times[rows],
                          sender_codes=self.sender[rows].astype(np.int64),
                          present=self.present[rows], info=info,
                          own_lengths=self.own_len[rows],
-                         key_lengths=self._key_lengths(rows), pos=pos)
+                         key_lengths=self._key_lengths(rows), pos=pos,
+                         keyed_at=tuple(keyed_at))
 
     def _key_lengths(self, rows: IntArray) -> FloatArray:
         """Each row's key length: its neighbours' own lengths, weighted as in the key."""
@@ -390,14 +400,9 @@ class TenantIndex:
                 continue
             src, counts = self.terms.get(tid)
             if key:
-                dest_parts, w_parts = [], []
-                for offset, w in DEFAULT_KEY_WEIGHTS.items():
-                    # The key of the row ``offset`` before a posting's row holds its terms.
-                    dest = _step(self.prev if offset > 0 else self.next, src, abs(offset))
-                    dest_parts.append(pos[dest])
-                    w_parts.append(counts.astype(np.float64) * float(np.float32(w)))
-                at = np.concatenate(dest_parts)
-                weights = np.concatenate(w_parts)
+                at = np.concatenate([dest[src] for _, dest in selection.keyed_at])
+                base = counts.astype(np.float64)
+                weights = np.concatenate([base * w for w, _ in selection.keyed_at])
             else:
                 at, weights = pos[src], counts.astype(np.float64)
             keep = at >= 0
