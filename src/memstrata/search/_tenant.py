@@ -96,9 +96,6 @@ class Selection:
     key_lengths: FloatArray
     pos: IntArray
     """Each row's position in the selection (-1: not selected), one more entry for -1."""
-    keyed_at: tuple[tuple[float, Int32Array], ...] = ()
-    """Per key offset, its weight and, for each row of the index, the position of the
-    selected row whose key holds that row's terms at that offset (-1: none)."""
 
 
 # The per-row arrays: name, dtype, fill of unused rows, and whether a row is a vector.
@@ -143,6 +140,7 @@ class TenantIndex:
         self.max_id = 0
         self.generation = 0  # moves with every change
         self._selected: tuple[tuple[tuple[str, ...] | None, int], Selection] | None = None
+        self._keyed: tuple[Selection, list[tuple[float, Int32Array]]] | None = None
         self.sessions: dict[str, _Session] = {}
         self._names: list[str] = []
         self.senders: dict[str | None, int] = {}
@@ -356,20 +354,28 @@ class TenantIndex:
         nxt = pos[self.next[rows]]
         info = Signals(length=self.length[rows], cjk=self.cjk[rows],
                        question=self.question[rows], content=self.content[rows])
-        keyed_at = []
-        for offset, w in DEFAULT_KEY_WEIGHTS.items():
-            # The key of the row ``offset`` before a row holds that row's terms.
-            dest = _step(self.prev if offset > 0 else self.next,
-                         np.arange(n_all, dtype=np.int64), abs(offset))
-            keyed_at.append((float(np.float32(w)), pos[dest].astype(np.int32)))
         return Selection(rows=rows, ids=self.ids[rows],
                          groups=self.codes[rows].astype(np.int64), links=(prev, nxt),
                          times=self.times[rows],
                          sender_codes=self.sender[rows].astype(np.int64),
                          present=self.present[rows], info=info,
                          own_lengths=self.own_len[rows],
-                         key_lengths=self._key_lengths(rows), pos=pos,
-                         keyed_at=tuple(keyed_at))
+                         key_lengths=self._key_lengths(rows), pos=pos)
+
+    def _keyed_at(self, selection: Selection) -> list[tuple[float, Int32Array]]:
+        """Per key offset, its weight and, for each row of the index, the position of the
+        selected row whose key holds that row's terms at that offset (-1: none); worked out
+        once per selection, on the first keyword read (a semantic search needs none)."""
+        if self._keyed is not None and self._keyed[0] is selection:
+            return self._keyed[1]
+        every = np.arange(self.size, dtype=np.int64)
+        keyed_at = []
+        for offset, w in DEFAULT_KEY_WEIGHTS.items():
+            # The key of the row ``offset`` before a row holds that row's terms.
+            dest = _step(self.prev if offset > 0 else self.next, every, abs(offset))
+            keyed_at.append((float(np.float32(w)), selection.pos[dest].astype(np.int32)))
+        self._keyed = (selection, keyed_at)
+        return keyed_at
 
     def _key_lengths(self, rows: IntArray) -> FloatArray:
         """Each row's key length: its neighbours' own lengths, weighted as in the key."""
@@ -400,9 +406,10 @@ class TenantIndex:
                 continue
             src, counts = self.terms.get(tid)
             if key:
-                at = np.concatenate([dest[src] for _, dest in selection.keyed_at])
+                keyed_at = self._keyed_at(selection)
+                at = np.concatenate([dest[src] for _, dest in keyed_at])
                 base = counts.astype(np.float64)
-                weights = np.concatenate([base * w for w, _ in selection.keyed_at])
+                weights = np.concatenate([base * w for w, _ in keyed_at])
             else:
                 at, weights = pos[src], counts.astype(np.float64)
             keep = at >= 0
