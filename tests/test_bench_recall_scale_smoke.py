@@ -23,7 +23,8 @@ def test_recall_scale_small(tmp_path: Path) -> None:
     for row in ("new: session of 200, hybrid p95 right after a write",
                 "old: session of 200, hybrid p95 right after a write",
                 "new: tenant-wide hybrid p95 warm", "new: tenant-wide semantic p95 after a write",
-                "new: index bytes per hot message", "old: tenant-wide hybrid, first query"):
+                "new: index bytes per hot message", "old: tenant-wide hybrid, first query",
+                "new: tenant-wide hybrid, first query from the saved index"):
         assert row in out, row
     # The data is built once and kept for the next run.
     assert sorted(p.name for p in tmp_path.glob("*.db")) == ["session-200.db",

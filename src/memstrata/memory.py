@@ -105,7 +105,12 @@ class Memory:
         self._llm = llm
         self._decision_llm = decision_llm
         self._cache: VectorCache[CachedIndex] = VectorCache(settings.vector_cache_mb * 2**20)
-        self._live_indexes = LiveIndexes(settings.vector_cache_mb * 2**20)
+        # A SQLite file keeps the tenants' search indexes beside it (``<file>.index/``), so a
+        # process that just started need not read every hot message again.
+        path = getattr(store, "path", None)
+        saved_in = (f"{path}.index" if isinstance(path, str) and path != ":memory:"
+                    and not path.startswith("file:") else None)
+        self._live_indexes = LiveIndexes(settings.vector_cache_mb * 2**20, saved_in=saved_in)
         self._searcher = self._make_searcher()
         self._indexer = (Indexer(store.vectors, embedder, tenant=tenant, clock=clock)
                          if embedder is not None else None)

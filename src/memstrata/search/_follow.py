@@ -9,35 +9,54 @@ reset, a re-index, a message committed out of id order by another process), the 
 ids and vector flags are read to find what left or lost its vector; only a message the index
 never saw below its newest id makes it reload that one session. Another process's writes are
 seen the same way: they change the versions in the database.
+
+With a directory for saved indexes (beside a SQLite database), a tenant's index is saved
+once it holds :data:`SAVE_FROM` messages and again each time it has grown by a quarter, and a
+process that does not hold a tenant's index yet starts from the saved one
+(:mod:`memstrata.search._snapshot`), dropping the sessions whose version moved since.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 from ..store import VectorStore
 from ..types import HotChanges
+from . import _snapshot
 from ._tenant import TenantIndex
 
-__all__ = ["LiveIndexes"]
+__all__ = ["SAVE_FROM", "LiveIndexes"]
+
+log = logging.getLogger("memstrata")
 
 # A delta with more new messages than this is applied in a worker thread (the event loop
 # stays free while a cold tenant loads).
 _INLINE_ROWS = 2_000
 # An index is read afresh when more rows than this (and than the living) have left it.
 _DEAD_ROWS = 10_000
+# A tenant's index is saved from this many hot messages, and again after each growth by
+# ``_SAVE_GROWTH``: below it, reading the tenant from the store takes well under a second.
+SAVE_FROM = 20_000
+_SAVE_GROWTH = 1.25
 
 
 class LiveIndexes:
     """The tenants' indexes of one process, least recently used dropped past
     ``max_bytes``."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, *, saved_in: str | Path | None = None) -> None:
         self.max_bytes = max_bytes
+        self.saved_in = saved_in  # where indexes are saved (None: never)
+        self._saved: dict[tuple[str, str], int] = {}  # messages at the last save or load
+        self._saving: set[asyncio.Task[None]] = set()
+        self.loads = 0  # indexes started from a saved one
+        self.saves = 0
         self._indexes: OrderedDict[tuple[str, str], TenantIndex] = OrderedDict()
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.reloads = 0  # sessions reloaded whole (a delta could not tell what changed)
@@ -66,7 +85,8 @@ class LiveIndexes:
         async with lock:
             index = self._indexes.get(key)
             if index is None:
-                index = self._indexes[key] = TenantIndex(dim)
+                index = self._indexes[key] = (await self._load(vectors, tenant, model, dim)
+                                              or TenantIndex(dim))
             self._indexes.move_to_end(key)
             await _Sync(vectors, index, tenant, model, self).run(versions, whole)
             dead = index.size - index.alive_count
@@ -77,7 +97,57 @@ class LiveIndexes:
                 index = self._indexes[key] = TenantIndex(dim)
                 await _Sync(vectors, index, tenant, model, self).run(versions, whole)
             self._evict(key)
+            await self._save(vectors, tenant, model, index)
             return index
+
+    async def _load(self, vectors: VectorStore, tenant: str, model: str,
+                    dim: int) -> TenantIndex | None:
+        """The saved index, its sessions whose version moved since dropped (the sync reads
+        them afresh); ``None`` when none can be used."""
+        if self.saved_in is None:
+            return None
+        lineage = await vectors.lineage()
+        index = await asyncio.to_thread(_snapshot.load, self.saved_in, tenant, model, dim,
+                                        lineage)
+        if index is None:
+            return None
+        stored = await vectors.versions(tenant, None)
+        for name, st in list(index.sessions.items()):
+            if st.version is None or stored.get(name) != st.version:
+                index.drop_session(name)
+        self.loads += 1
+        self._saved[tenant, model] = index.alive_count
+        return index
+
+    async def _save(self, vectors: VectorStore, tenant: str, model: str,
+                    index: TenantIndex) -> None:
+        """Save the index in the background when it has grown enough since the last save
+        (what is saved is copied first, so later writes do not reach it)."""
+        alive = index.alive_count
+        key = (tenant, model)
+        if self.saved_in is None or alive < SAVE_FROM \
+                or alive < _SAVE_GROWTH * self._saved.get(key, 0):
+            return
+        self._saved[key] = alive
+        arrays, facts = index.state()
+        lineage = await vectors.lineage()
+        task = asyncio.create_task(asyncio.to_thread(
+            self._write, self.saved_in, tenant, model, lineage, arrays, facts))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    def _write(self, saved_in: str | Path, tenant: str, model: str, lineage: str,
+               arrays: dict[str, np.ndarray], facts: dict[str, object]) -> None:
+        try:
+            _snapshot.save(saved_in, tenant, model, lineage, arrays, facts)
+            self.saves += 1
+        except OSError as exc:  # a full disk: the index is read from the store next time
+            log.warning("could not save the search index of tenant %r: %s", tenant, exc)
+
+    async def saved(self) -> None:
+        """Wait for the saves under way."""
+        while self._saving:
+            await asyncio.gather(*list(self._saving))
 
     def _evict(self, keep: tuple[str, str]) -> None:
         total = self.nbytes

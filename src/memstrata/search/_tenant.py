@@ -31,7 +31,7 @@ import numpy.typing as npt
 from ._bm25 import DEFAULT_KEY_WEIGHTS, KeywordIndex, tokens
 from ._features import Signals, signals
 from ._postings import Postings
-from ._quant import dequantise, dots, quantise
+from ._quant import dequantise, quantise, query_dots
 
 __all__ = ["Selection", "TenantIndex"]
 
@@ -140,6 +140,7 @@ class TenantIndex:
         self.max_id = 0
         self.generation = 0  # moves with every change
         self._selected: tuple[tuple[tuple[str, ...] | None, int], Selection] | None = None
+        self._keyed: tuple[Selection, list[tuple[float, Int32Array]]] | None = None
         self.sessions: dict[str, _Session] = {}
         self._names: list[str] = []
         self.senders: dict[str | None, int] = {}
@@ -361,6 +362,21 @@ class TenantIndex:
                          own_lengths=self.own_len[rows],
                          key_lengths=self._key_lengths(rows), pos=pos)
 
+    def _keyed_at(self, selection: Selection) -> list[tuple[float, Int32Array]]:
+        """Per key offset, its weight and, for each row of the index, the position of the
+        selected row whose key holds that row's terms at that offset (-1: none); worked out
+        once per selection, on the first keyword read (a semantic search needs none)."""
+        if self._keyed is not None and self._keyed[0] is selection:
+            return self._keyed[1]
+        every = np.arange(self.size, dtype=np.int64)
+        keyed_at = []
+        for offset, w in DEFAULT_KEY_WEIGHTS.items():
+            # The key of the row ``offset`` before a row holds that row's terms.
+            dest = _step(self.prev if offset > 0 else self.next, every, abs(offset))
+            keyed_at.append((float(np.float32(w)), selection.pos[dest].astype(np.int32)))
+        self._keyed = (selection, keyed_at)
+        return keyed_at
+
     def _key_lengths(self, rows: IntArray) -> FloatArray:
         """Each row's key length: its neighbours' own lengths, weighted as in the key."""
         own = self.own_len
@@ -390,14 +406,10 @@ class TenantIndex:
                 continue
             src, counts = self.terms.get(tid)
             if key:
-                dest_parts, w_parts = [], []
-                for offset, w in DEFAULT_KEY_WEIGHTS.items():
-                    # The key of the row ``offset`` before a posting's row holds its terms.
-                    dest = _step(self.prev if offset > 0 else self.next, src, abs(offset))
-                    dest_parts.append(pos[dest])
-                    w_parts.append(counts.astype(np.float64) * float(np.float32(w)))
-                at = np.concatenate(dest_parts)
-                weights = np.concatenate(w_parts)
+                keyed_at = self._keyed_at(selection)
+                at = np.concatenate([dest[src] for _, dest in keyed_at])
+                base = counts.astype(np.float64)
+                weights = np.concatenate([base * w for w, _ in keyed_at])
             else:
                 at, weights = pos[src], counts.astype(np.float64)
             keep = at >= 0
@@ -417,24 +429,83 @@ class TenantIndex:
                             lengths=selection.key_lengths if key else selection.own_lengths)
 
     def cosines(self, selection: Selection, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Own-text and keyed cosines of the selected rows with the unit query ``q`` (both
-        int8: :func:`memstrata.search._quant.dots`): one product over the span of rows
+        """Own-text and keyed cosines of the selected rows with the unit query ``q`` (int8
+        rows: :func:`memstrata.search._quant.query_dots`): one product over the span of rows
         they occupy (a view, no copy), or over the rows themselves when they are a small
         part of it."""
         rows = selection.rows
         if not rows.shape[0]:
             empty = np.zeros(0, dtype=np.float32)
             return empty, empty.copy()
-        qq, qs = quantise(q)
         lo, hi = int(rows[0]), int(rows[-1]) + 1
         if hi - lo <= 2 * rows.shape[0]:
             at = rows - lo
-            own = dots(self.own_q[lo:hi], self.own_scale[lo:hi], qq, float(qs[0]))[at]
-            keyed = dots(self.key_q[lo:hi], self.key_scale[lo:hi], qq, float(qs[0]))[at]
+            own = query_dots(self.own_q[lo:hi], self.own_scale[lo:hi], q)[at]
+            keyed = query_dots(self.key_q[lo:hi], self.key_scale[lo:hi], q)[at]
         else:
-            own = dots(self.own_q[rows], self.own_scale[rows], qq, float(qs[0]))
-            keyed = dots(self.key_q[rows], self.key_scale[rows], qq, float(qs[0]))
+            own = query_dots(self.own_q[rows], self.own_scale[rows], q)
+            keyed = query_dots(self.key_q[rows], self.key_scale[rows], q)
         return own, keyed
 
     def sender_names(self) -> tuple[str | None, ...]:
         return tuple(self.senders)
+
+    # -- saving ----------------------------------------------------------------------------
+
+    def state(self) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
+        """Copies of what the index holds (its used rows, the postings merged) and the
+        facts beside them, as :meth:`restore` takes them back."""
+        n = self.size
+        arrays = {name: getattr(self, name)[:n].copy() for name, _, _, _ in _COLUMNS}
+        indptr, rows, counts = self.terms.parts()
+        arrays.update(indptr=indptr.copy(), post_rows=rows.copy(), post_counts=counts.copy())
+        facts = {
+            "dim": self.dim, "size": n, "max_id": self.max_id, "vocab": list(self.vocab),
+            "senders": list(self.senders),
+            "sessions": [[name, st.head, st.tail, st.alive, st.embedded, st.last_id,
+                          st.version, st.cutoff]
+                         for name, st in ((nm, self.sessions[nm]) for nm in self._names)],
+        }
+        return arrays, facts
+
+    @classmethod
+    def restore(cls, arrays: dict[str, npt.NDArray[Any]], facts: dict[str, Any]) -> TenantIndex:
+        """The index :meth:`state` described; ``ValueError`` when the parts do not fit
+        together (shapes, types, links or postings out of range)."""
+        dim, n = int(facts["dim"]), int(facts["size"])
+        index = cls(dim)
+        for name, dtype, _, vector in _COLUMNS:
+            a = arrays[name]
+            if a.dtype != dtype or a.shape != ((n, dim) if vector else (n,)):
+                raise ValueError(f"column {name} does not fit")
+        for name in ("prev", "next"):
+            if n and (int(arrays[name].max()) >= n or int(arrays[name].min()) < -1):
+                raise ValueError(f"links {name} out of range")
+        rows = arrays["post_rows"]
+        if rows.shape[0] and (int(rows.max()) >= n or int(rows.min()) < 0):
+            raise ValueError("postings out of range")
+        vocab = facts["vocab"]
+        if not isinstance(vocab, list) or not all(isinstance(t, str) for t in vocab):
+            raise ValueError("the vocabulary is not a list of terms")
+        if arrays["indptr"].shape[0] != len(vocab) + 1:
+            raise ValueError("postings do not match the vocabulary")
+        index.terms = Postings.from_parts(arrays["indptr"].astype(np.int64),
+                                          rows.astype(np.int32),
+                                          arrays["post_counts"].astype(np.float32))
+        # The arrays read back become the index's own (no copy); the next append widens them.
+        for name, _, _, _ in _COLUMNS:
+            setattr(index, name, np.require(arrays[name], requirements=("C", "W")))
+        index._cap = index.size = n
+        index.max_id = int(facts["max_id"])
+        index.vocab = dict(zip(vocab, range(len(vocab)), strict=True))
+        index.senders = {s: i for i, s in enumerate(facts["senders"])}
+        for name, head, tail, alive, embedded, last_id, version, cutoff in facts["sessions"]:
+            st = index.session(str(name))
+            st.head, st.tail, st.alive, st.embedded = int(head), int(tail), int(alive), \
+                int(embedded)
+            st.last_id, st.cutoff = int(last_id), int(cutoff)
+            st.version = None if version is None else int(version)
+        codes = arrays["codes"]
+        if n and (int(codes.max()) >= len(index._names) or int(codes.min()) < 0):
+            raise ValueError("session codes out of range")
+        return index

@@ -189,6 +189,12 @@ class VectorStore(Protocol):
         """Queued messages of every tenant."""
         ...
 
+    async def lineage(self) -> str:
+        """What names this database among all others, for as long as it lives: files of
+        the search index saved beside it are used only while their lineage equals this
+        (a copy of the file shares it, since it holds the same history up to the copy)."""
+        ...
+
     async def versions(self, tenant: str, session: str | None) -> dict[str, int]:
         """Vector versions of one session, or of every session of the tenant with vectors."""
         ...

@@ -381,11 +381,25 @@ async def check_hot_changes(store: Store) -> None:
     assert (gone.marks["s"].hot, gone.marks["s"].embedded) == (4, 2)
 
 
+async def check_lineage(store: Store) -> None:
+    """The lineage names the database: a non-empty tag that no write, forget, reset or
+    removal changes (a saved search index checks it before it is used)."""
+    first = await store.vectors.lineage()
+    assert isinstance(first, str) and first.split(":", 1)[-1], first
+    _, b, _ = await _queue(store, "t", "s", 3)
+    await embed(store, "w", limit=2)
+    assert await store.vectors.lineage() == first
+    assert await store.forget("t", b.id)
+    await store.delete_messages("t", "s", keep_summary=True)
+    await store.remove_session("t", "s")
+    assert await store.vectors.lineage() == first
+
+
 VECTOR_CHECKS: Sequence[Check] = (
     check_claim_oldest_first_with_previous, check_claim_exclusive, check_stale_claim_taken_over,
     check_put_only_own_claims, check_release_returns_batch, check_backlog_counts,
     check_queue_unindexed, check_version_changes_on_put, check_compaction_drops_cold_vectors,
     check_version_changes_on_forget, check_version_changes_on_reset_and_remove, check_load_hot,
     check_other_model_count, check_requeue, check_requeue_voids_earlier_claims,
-    check_vector_tenant_scoping, check_hot_changes,
+    check_vector_tenant_scoping, check_hot_changes, check_lineage,
 )

@@ -137,6 +137,13 @@ class PostgresVectors:
         """Queued messages of every tenant."""
         return int((await self._db.fetch(vsql.COUNT_BACKLOG_ALL, ()))[0][0])
 
+    async def lineage(self) -> str:
+        """What names this database among all others, for as long as it lives: files of
+        the search index saved beside it are used only while their lineage equals this
+        (a copy of the file shares it, since it holds the same history up to the copy)."""
+        rows = await self._db.fetch(vsql.SELECT_LINEAGE, ())
+        return f"postgres:{int(rows[0][0])}" if rows else "postgres:"
+
     async def versions(self, tenant: str, session: str | None) -> dict[str, int]:
         """Vector versions of one session, or of every session of the tenant with vectors."""
         if session is not None:

@@ -73,6 +73,8 @@ COUNT_BACKLOG_TENANT = "SELECT count(*) FROM index_queue WHERE tenant = %s"
 COUNT_BACKLOG_ALL = "SELECT count(*) FROM index_queue"
 
 SELECT_VECTOR_VERSION = "SELECT vector_version FROM sessions WHERE tenant = %s AND id = %s"
+# A database's birth: when its first migration step was applied (nanoseconds).
+SELECT_LINEAGE = "SELECT applied_at FROM schema_version WHERE version = 1"
 SELECT_VECTOR_VERSIONS = """
 SELECT s.id, s.vector_version FROM sessions s
 WHERE s.tenant = %s AND EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = s.tenant

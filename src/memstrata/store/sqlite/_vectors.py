@@ -122,6 +122,13 @@ class SQLiteVectors:
         row = await self._db.read(lambda c: c.execute(sql.COUNT_BACKLOG_ALL).fetchone())
         return int(row[0])
 
+    async def lineage(self) -> str:
+        """What names this database among all others, for as long as it lives: files of
+        the search index saved beside it are used only while their lineage equals this
+        (a copy of the file shares it, since it holds the same history up to the copy)."""
+        row = await self._db.read(lambda c: c.execute(sql.SELECT_LINEAGE).fetchone())
+        return f"sqlite:{int(row[0])}" if row is not None else "sqlite:"
+
     async def versions(self, tenant: str, session: str | None) -> dict[str, int]:
         """Vector versions of one session, or of every session of the tenant with vectors."""
         if session is not None:
