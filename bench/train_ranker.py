@@ -458,7 +458,7 @@ def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequen
     for floor in (-1.0, *floors):
         far, near = abstained(floor, "eval"), abstained(floor, "near-eval")
         alone, share = r5(floor, 0.0), r5(floor, BEST_SHARE)
-        print(f"{floor:6.3f}  {_pct(far):6.1f} % of {len(far):5}  {_pct(near):6.1f} % of "
+        print(f"{floor:7.4f} {_pct(far):6.1f} % of {len(far):5}  {_pct(near):6.1f} % of "
               f"{len(near):5}   {alone[0]:5.1f} ({alone[1]:5.1f})   "
               f"{share[0]:5.1f} ({share[1]:5.1f})")
     print(f"  at the default floor {default}, abstained per set (far / near eval):")
