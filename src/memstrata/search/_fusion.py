@@ -469,21 +469,24 @@ def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArra
                          query_vector=query_vector)
 
 
+_CENTRED_COLUMNS = tuple(FEATURES.index(name) for name in CENTRED)
+
+
 def _centred_candidates(x: FloatArray, ranker: LearnedRanker, refine: int,
                         hubs: Callable[[IntArray], tuple[FloatArray, FloatArray]] | None,
                         query_vector: FloatArray | None) -> None:
-    cols = np.asarray([FEATURES.index(name) for name in CENTRED], dtype=np.intp)
-    missing = np.asarray(np.isnan(x[:, cols]).any(axis=1), dtype=np.bool_)
-    if not missing.any():
+    # The columns are left NaN for every row (candidates_only) or for none.
+    if not np.isnan(x[0, _CENTRED_COLUMNS[0]]):
         return
-    x[np.ix_(missing, cols)] = ranker.mean[cols]
+    for j in _CENTRED_COLUMNS:
+        x[:, j] = ranker.mean[j]
     if hubs is None or query_vector is None or ranker.centre is None:
         return
-    if x.shape[0] > refine:
+    n = x.shape[0]
+    if n > refine:
         rows = np.sort(np.argpartition(-ranker.logits(x, refine=0), refine - 1)[:refine])
-        rows = rows[missing[rows]]
     else:
-        rows = np.flatnonzero(missing)
+        rows = np.arange(n)
     fill_centred(x, rows, hubs(rows), ranker.centre, query_vector)
 
 
