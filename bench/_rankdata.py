@@ -33,7 +33,7 @@ from memstrata.search._fusion import (
 from memstrata.search._searcher import _merge
 from memstrata.text import bigram_text, fts_match_expression, query_terms
 
-__all__ = ["EmbedCache", "Query", "prepare"]
+__all__ = ["EmbedCache", "Query", "centre_of", "prepare"]
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -174,14 +174,30 @@ def _old_ranking(indexes: list[tuple[list[int], SessionIndex]], query: str,
     return [r.id for r in _merge(found, hybrid=mode == "hybrid")[:k]]
 
 
+async def centre_of(convs: Sequence[Conv], cache: EmbedCache) -> FloatArray:
+    """The mean of the messages' own-text vectors (no question or label is read), rounded as
+    the shipped file keeps it: the direction every vector of the embedder shares, which the
+    centred cosines take away."""
+    total = np.zeros(cache.embedder.dim, dtype=np.float64)
+    count = 0
+    for conv in convs:
+        own = await cache.embed(_keys(conv)[0])
+        total += own.astype(np.float64).sum(axis=0)
+        count += own.shape[0]
+    cache.save()
+    out: FloatArray = np.round(total / max(count, 1), 5).astype(np.float32)
+    return out
+
+
 async def prepare(convs: Sequence[Conv], cache: EmbedCache,
                   off_topic: dict[str, Sequence[str]], k: int = 50,
                   baselines: bool = True, old_pools: bool = False,
-                  near: Callable[[Conv], dict[str, list[str]]] | None = None) -> list[Query]:
+                  near: Callable[[Conv], dict[str, list[str]]] | None = None,
+                  centre: FloatArray | None = None) -> list[Query]:
     """Every question's features and baseline rankings; ``off_topic`` maps "train"/"eval" to
     off-topic queries added to each conversation (those none of whose terms it holds);
     ``near`` gives a conversation's own near-topic queries by split (added as
-    "near-train"/"near-eval")."""
+    "near-train"/"near-eval"); ``centre`` is the mean vector of the centred cosines."""
     from _offtopic import off_topic_for
 
     out: list[Query] = []
@@ -206,7 +222,7 @@ async def prepare(convs: Sequence[Conv], cache: EmbedCache,
         qvecs = await cache.embed([q.text for q in queries])
         for q, qvec in zip(queries, qvecs, strict=True):
             terms = query_terms_of(q.text)
-            q.hybrid = session_features(tenant, terms, qvec, now=conv.now)
+            q.hybrid = session_features(tenant, terms, qvec, now=conv.now, centre=centre)
             q.semantic = session_features(tenant, terms, qvec, now=conv.now,
                                           semantic_only=True)
             if baselines and db is not None and not q.off_topic:

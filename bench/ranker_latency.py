@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from memstrata.search._features import query_terms_of
 from memstrata.search._fusion import build_session_index, rank_learned, rank_session
-from memstrata.search._ranker import ranker_for
+from memstrata.search._ranker import LEARNED_FLOOR, ranker_for
 
 WORDS = ("budget trip dinner train hotel museum report meeting deadline garden dog cat "
          "concert coffee paper bike river mountain 火車 旅館 會議 報告 預算 晚餐").split()
@@ -58,7 +58,7 @@ def main() -> None:
                 t0 = time.perf_counter()
                 if name == "learned":
                     rank_learned(index, query_terms_of(q), qv, ranker, k=8, now=2 * 10**18,
-                                 min_probability=0.003)
+                                 min_probability=LEARNED_FLOOR["hybrid"])
                 else:
                     rank_session(index, q, qv, k=8, mode="hybrid", min_similarity=0.2)
                 times[name].append((time.perf_counter() - t0) * 1000)

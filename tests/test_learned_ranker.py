@@ -3,16 +3,25 @@ shipped weights, and the switch back to the hand-tuned fusion."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memstrata import InvalidInput, Memory, Settings
-from memstrata.providers import HashEmbedder
-from memstrata.search._features import FEATURES, SEMANTIC_FEATURES, query_terms_of
-from memstrata.search._fusion import build_session_index, session_features
+from memstrata.providers import HashEmbedder, LocalEmbedder
+from memstrata.search._features import (
+    FEATURES,
+    SEMANTIC_FEATURES,
+    centred_cosines,
+    query_terms_of,
+)
+from memstrata.search._fusion import build_session_index, rank_learned, session_features
 from memstrata.search._ranker import LearnedRanker, Trees, load_rankers, ranker_for
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from _rankdata import EmbedCache
 
 SESSIONS = {
     "a": ["I adopted a cat called Mochi.", "Noted.", "Mochi likes tuna.", "這個問題很好。"],
@@ -113,7 +122,7 @@ def _stump_ranker(feature: int, threshold: float, low: float, high: float) -> Le
                   np.asarray([[low, high]], dtype=np.float32))
     return LearnedRanker(mode="hybrid", features=FEATURES, mean=np.zeros(d, np.float32),
                          scale=np.ones(d, np.float32), weights=np.zeros(d, np.float32),
-                         bias=0.0, trees=trees)
+                         bias=0.0, trees=trees, centre=np.zeros(16, np.float32))
 
 
 def test_trees_add_their_leaf_to_the_log_odds() -> None:
@@ -156,3 +165,129 @@ def test_malformed_trees_are_refused() -> None:
     with pytest.raises(ValueError, match="trees are malformed"):
         Trees(np.zeros((1, 2), np.int16), np.zeros((1, 2), np.float32),
               np.zeros((1, 3), np.float32))
+
+
+# -- centred cosines ---------------------------------------------------------------------------
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    out: np.ndarray = rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+    return out
+
+
+def test_centred_cosines_are_the_cosines_of_the_centred_vectors() -> None:
+    rng = np.random.default_rng(3)
+    shared = rng.normal(size=16).astype(np.float32) * 3  # one direction every vector shares
+    m = _unit(rng.normal(size=(20, 16)).astype(np.float32) + shared).astype(np.float32)
+    q = _unit(rng.normal(size=16).astype(np.float32) + shared).astype(np.float32)
+    c = m.mean(axis=0)
+    expected = _unit(m - c) @ _unit(q - c)
+    got = centred_cosines((m @ q).astype(np.float32), (m @ c).astype(np.float32),
+                          float(q @ c), float(c @ c))
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    # The plain cosines crowd together; the centred ones spread out.
+    assert float(np.std(got)) > 2 * float(np.std(m @ q))
+    # A message with no vector yet has no centred cosine either.
+    none = centred_cosines(np.zeros(2, np.float32), np.zeros(2, np.float32), float(q @ c),
+                           float(c @ c))
+    np.testing.assert_array_equal(none, [0.0, 0.0])
+
+
+def test_the_hybrid_features_carry_centred_cosines_and_hub_products() -> None:
+    texts = SESSIONS["a"]
+    own, keyed = _vectors(texts, 1), _vectors(texts, 2)
+    index = build_session_index(list(range(len(texts))), texts, ["a"] * len(texts),
+                                [10**18 + i for i in range(len(texts))], keyed,
+                                own_vectors=own)
+    q = query_terms_of("Mochi the cat")
+    qv = 2.0 * _vectors(["q"], 3)[0]  # not unit: the features read its direction only
+    centre = (own.mean(axis=0) * 0.9).astype(np.float32)
+    x = session_features(index, q, qv, now=2 * 10**18, centre=centre)
+    col = {name: x[:, FEATURES.index(name)] for name in FEATURES}
+    unit_q = _unit(qv)
+    np.testing.assert_allclose(col["ccos_own"], _unit(own - centre) @ _unit(unit_q - centre),
+                               atol=1e-5)
+    np.testing.assert_allclose(col["ccos_key"], _unit(keyed - centre) @ _unit(unit_q - centre),
+                               atol=1e-5)
+    np.testing.assert_allclose(col["hub_own"], own @ centre, atol=1e-6)
+    np.testing.assert_allclose(col["hub_query"], float(unit_q @ centre), atol=1e-6)
+    # Without a centre (the zero vector) they are the plain cosines, and the hubs are 0.
+    plain = session_features(index, q, qv, now=2 * 10**18)
+    np.testing.assert_array_equal(plain[:, FEATURES.index("ccos_own")],
+                                  plain[:, FEATURES.index("cos_own")])
+    assert not plain[:, FEATURES.index("hub_own")].any()
+    # Semantic search's features are unchanged.
+    semantic = session_features(index, q, qv, now=2 * 10**18, centre=centre,
+                                semantic_only=True)
+    assert semantic.shape[1] == len(SEMANTIC_FEATURES)
+    assert "ccos_own" not in SEMANTIC_FEATURES
+
+
+def test_the_shipped_hybrid_ranker_carries_its_centre() -> None:
+    ranker = ranker_for("local:use-multilingual-v3", "hybrid")
+    assert ranker is not None and ranker.centre is not None
+    assert ranker.centre.shape == (512,)
+    # Every vector of the model shares this direction: the mean is far from 0.
+    assert float(np.linalg.norm(ranker.centre)) > 0.2
+    body = ranker.to_json()
+    del body["centre"]
+    with pytest.raises(ValueError, match="centre"):
+        LearnedRanker.from_json(body)
+
+
+# -- reproducible training -----------------------------------------------------------------------
+
+async def test_training_vectors_do_not_depend_on_what_else_is_embedded(tmp_path: Path) -> None:
+    """The training's embedding cache gives each text the vector it has alone, whatever texts
+    come with it and in whatever order: the vector a search computes for the same text as a
+    query. So a retraining sees the same numbers and writes the same weights."""
+    embedder = LocalEmbedder()
+    texts = ["Noted.", "我對花生過敏，點餐的時候要小心。", "Our cat is called Mochi.",
+             "We agreed that the deployment happens every second Tuesday, after the "
+             "review, unless the release manager is away that week.", "了解。",
+             "What is the torque specification for the cylinder head bolts?"] * 12
+    texts = [f"{t} ({i})" for i, t in enumerate(texts)]
+    together = await EmbedCache(embedder, tmp_path / "a").embed(texts)
+    parts = EmbedCache(embedder, tmp_path / "b")
+    await parts.embed(texts[::-3])
+    np.testing.assert_array_equal(await parts.embed(texts), together)
+    for text, row in zip(texts[:6], together, strict=False):
+        np.testing.assert_array_equal((await embedder.embed([text]))[0], row)
+    parts.save()
+    np.testing.assert_array_equal(await EmbedCache(embedder, tmp_path / "b").embed(texts),
+                                  together)
+
+
+def _centred_ranker(seed: int) -> LearnedRanker:
+    """A hybrid ranker leaning on the centred cosines, with a tree splitting on one."""
+    rng = np.random.default_rng(seed)
+    d = len(FEATURES)
+    weights = rng.normal(scale=0.3, size=d).astype(np.float32)
+    weights[FEATURES.index("ccos_own")] = 4.0
+    trees = Trees(np.asarray([[FEATURES.index("ccos_key")]], dtype=np.int16),
+                  np.asarray([[0.1]], dtype=np.float32), np.asarray([[-1.0, 1.0]], np.float32))
+    return LearnedRanker(mode="hybrid", features=FEATURES, mean=np.full(d, 0.1, np.float32),
+                         scale=np.ones(d, np.float32), weights=weights, bias=-3.0, trees=trees,
+                         centre=(rng.normal(size=16) * 0.1).astype(np.float32))
+
+
+@pytest.mark.parametrize("n", [40, 700])
+def test_a_search_works_the_centred_cosines_out_for_its_candidates(n: int) -> None:
+    """The search computes the centre's products for its candidates only (the rows the linear
+    part ranks highest; every row of a short session), and its hits score as they would with
+    every row's features worked out, which is what the ranker was trained on."""
+    texts = [f"message number {i} about {'cats' if i % 7 else 'trains'}" for i in range(n)]
+    own, keyed = _vectors(texts, 5), _vectors(texts, 6)
+    index = build_session_index(list(range(n)), texts, ["a"] * n,
+                                [10**18 + i for i in range(n)], keyed, own_vectors=own)
+    ranker = _centred_ranker(1)
+    assert ranker.centre is not None
+    q = query_terms_of("trains")
+    qv = own[3] + 0.5 * _vectors(["q"], 9)[0]
+    full = ranker.probability(session_features(index, q, qv, now=2 * 10**18,
+                                               centre=ranker.centre))
+    lazy = session_features(index, q, qv, now=2 * 10**18, centre=ranker.centre,
+                            candidates_only=True)
+    assert np.isnan(lazy[:, FEATURES.index("ccos_own")]).all()
+    hits = rank_learned(index, q, qv, ranker, k=8, now=2 * 10**18)
+    assert int(np.argmax(full)) in [h.id for h in hits]
+    np.testing.assert_allclose([h.score for h in hits], full[[h.id for h in hits]], atol=1e-6)

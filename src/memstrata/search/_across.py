@@ -9,6 +9,7 @@ tenant's rows instead of a loop over sessions.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -55,11 +56,19 @@ def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
                        key_vectors=None, query_vector=q, now=now,
                        groups=None if alone else selection.groups,
                        semantic_only=semantic, links=None if alone else selection.links,
-                       cosines=cosines)
+                       cosines=cosines, centre=ranker.centre, candidates_only=True)
     eligible = selection.present.copy() if not hybrid else np.ones_like(selection.present)
     if since is not None:
         eligible &= selection.times >= since
     if skip:
         eligible &= ~np.isin(selection.ids, np.fromiter(skip, dtype=np.int64))
+
+    def hubs(rows: npt.NDArray[np.intp]) -> tuple[FloatArray, FloatArray]:
+        # The candidates' vectors' products with the centre (rows of the selection).
+        assert ranker.centre is not None
+        return index.cosines(dataclasses.replace(selection, rows=selection.rows[rows]),
+                             ranker.centre)
+
     return rank_features(selection.ids, x, ranker, k=k, present=selection.present,
-                         eligible=eligible, min_probability=min_probability)
+                         eligible=eligible, min_probability=min_probability, hubs=hubs,
+                         query_vector=q)

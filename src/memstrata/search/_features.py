@@ -22,8 +22,8 @@ from ._bm25 import KeywordIndex, tokens
 from ._dates import TimeSpan, query_time_spans, time_prior
 from ._scores import semantic_scores, sender_prior
 
-__all__ = ["FEATURES", "SEMANTIC_FEATURES", "QueryTerms", "Signals", "feature_matrix",
-           "query_terms_of", "signals"]
+__all__ = ["CENTRED", "FEATURES", "SEMANTIC_FEATURES", "QueryTerms", "Signals",
+           "centred_cosines", "feature_matrix", "fill_centred", "query_terms_of", "signals"]
 
 FloatArray = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
@@ -62,8 +62,17 @@ FEATURES: tuple[str, ...] = (
     "rel_sim_size",   # rel_sim x session_size (the scaling means more in a long session)
     "rel_bm25_size",  # rel_bm25_key x session_size
     "content",        # log of the number of distinct content words in the message, scaled
+    "ccos_own",       # cos_own after taking the embedder's mean vector from both and
+                      # renormalising (:func:`centred_cosines`)
+    "ccos_key",       # the same for the keyed vector
+    "hub_query",      # the query vector's product with the mean vector
+    "hub_own",        # the message's own vector's product with the mean vector
 )
 """The features of a hybrid search, in column order."""
+
+CENTRED: tuple[str, ...] = ("ccos_own", "ccos_key", "hub_query", "hub_own")
+"""The features that need each message's vectors' products with the ranker's centre: a
+search works them out for its candidates only (:func:`fill_centred`)."""
 
 SEMANTIC_FEATURES: tuple[str, ...] = (
     "cos_own", "cos_key", "cos_prev", "cos_next", "cos_own_sq", "cos_own_len", "time",
@@ -119,6 +128,37 @@ def signals(texts: Sequence[str]) -> Signals:
     content = np.asarray([np.log1p(len(set(tokens(t)))) / 5.0 for t in texts],
                          dtype=np.float32)
     return Signals(length=length, cjk=cjk, question=question, content=content)
+
+
+def centred_cosines(cos: FloatArray, hub: FloatArray, hub_query: float, centre_sq: float,
+                    present: npt.NDArray[np.bool_] | None = None) -> FloatArray:
+    """Cosines of unit vectors ``m`` with the unit query ``q`` after taking the centre ``c``
+    from both, from what the plain products give: ``cos = m.q``, ``hub = m.c``,
+    ``hub_query = q.c``, ``centre_sq = c.c``. All of a small encoder's vectors share one
+    direction (the mean of what it embeds), so its plain cosines crowd together; with that
+    direction gone, a filler reply no longer looks like everything. 0 where a message has no
+    vector (``present`` false, or a product of exactly 0 both ways)."""
+    if present is None:
+        present = (cos != 0.0) | (hub != 0.0)
+    top = cos - np.float32(hub_query) - hub + np.float32(centre_sq)
+    left = np.float32(np.sqrt(max(1.0 - 2.0 * hub_query + centre_sq, 1e-6)))
+    right = np.sqrt(np.maximum(1.0 - 2.0 * hub + np.float32(centre_sq), np.float32(1e-6)))
+    out: FloatArray = np.where(present, top / (left * right), 0.0).astype(np.float32)
+    return out
+
+
+def _two_products(vectors: FloatArray, query_vector: FloatArray, centre: FloatArray
+                  ) -> tuple[FloatArray, FloatArray]:
+    """Each row's cosine with the query and product with the centre: one matrix product of
+    two columns, which reads the vectors once (as one cosine alone does)."""
+    q = np.asarray(query_vector, dtype=np.float32).ravel()
+    norm = float(np.linalg.norm(q))
+    if norm == 0.0 or vectors.shape[0] == 0:
+        zeros = np.zeros(vectors.shape[0], dtype=np.float32)
+        return zeros, zeros.copy()
+    both = (vectors @ np.stack([q / np.float32(norm), centre.astype(np.float32)], axis=1)
+            ).astype(np.float32)
+    return np.ascontiguousarray(both[:, 0]), np.ascontiguousarray(both[:, 1])
 
 
 def _starts(codes: npt.NDArray[np.int64], count: int) -> npt.NDArray[np.int64]:
@@ -218,7 +258,10 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
                    groups: npt.NDArray[np.int64] | None = None,
                    semantic_only: bool = False,
                    links: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None,
-                   cosines: tuple[FloatArray, FloatArray] | None = None) -> FloatArray:
+                   cosines: tuple[FloatArray, FloatArray] | None = None,
+                   centre: FloatArray | None = None,
+                   hubs: tuple[FloatArray, FloatArray] | None = None,
+                   candidates_only: bool = False) -> FloatArray:
     """One row of :data:`FEATURES` (or :data:`SEMANTIC_FEATURES`) per message.
 
     The messages are one session's, or several sessions' side by side (``groups``: the
@@ -231,7 +274,11 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
 
     ``links`` (each message's previous and next message in its session, -1 for none) lets
     the sessions interleave in any order; ``cosines`` (own-text and keyed cosines with the
-    query, worked out by the caller) stand for the vectors.
+    query, worked out by the caller) stand for the vectors, and ``hubs`` (the own-text and
+    keyed vectors' products with ``centre``) likewise. ``centre`` is the embedder's mean
+    vector the ranker was trained with (``None``: the zero vector, so the centred cosines
+    are the plain ones). With ``candidates_only`` (and no ``hubs``) the :data:`CENTRED`
+    columns are left NaN, for :func:`fill_centred` to work out on the rows a search keeps.
     """
     n = own_terms.size
     codes = np.zeros(n, dtype=np.int64) if groups is None else groups
@@ -240,12 +287,25 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     if cosines is not None:
         cos_own, cos_key = cosines
     elif query_vector is not None and own_vectors is not None and key_vectors is not None:
-        cos_own = semantic_scores(own_vectors, query_vector)
-        cos_key = semantic_scores(key_vectors, query_vector)
+        if centre is not None and hubs is None and not semantic_only and not candidates_only:
+            # The query's and the centre's products in one pass over the vectors.
+            (cos_own, hub_own), (cos_key, hub_key) = (
+                _two_products(own_vectors, query_vector, centre),
+                _two_products(key_vectors, query_vector, centre))
+            hubs = (hub_own, hub_key)
+        else:
+            cos_own = semantic_scores(own_vectors, query_vector)
+            cos_key = semantic_scores(key_vectors, query_vector)
     else:
         cos_own = cos_key = zeros
     cols["cos_own"] = cos_own
     cols["cos_key"] = cos_key
+    if not semantic_only:
+        if candidates_only and centre is not None and hubs is None:
+            for name in CENTRED:
+                cols[name] = np.full(n, np.nan, dtype=np.float32)
+        else:
+            _centred_columns(cols, centre, hubs, own_vectors, key_vectors, query_vector)
     cols["cos_prev"], cols["cos_next"] = _neighbour_values(cos_own, codes, links)
     cols["cos_own_sq"] = cos_own * cos_own
     cols["cos_own_len"] = cos_own * info.length
@@ -300,6 +360,48 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     for j, name in enumerate(names):
         out[j] = cols[name]
     return out.T
+
+
+def _centred_columns(cols: dict[str, FloatArray], centre: FloatArray | None,
+                     hubs: tuple[FloatArray, FloatArray] | None,
+                     own_vectors: FloatArray | None, key_vectors: FloatArray | None,
+                     query_vector: FloatArray | None) -> None:
+    """``ccos_own``, ``ccos_key``, ``hub_query`` and ``hub_own`` (see :data:`FEATURES`)."""
+    cos_own, cos_key = cols["cos_own"], cols["cos_key"]
+    zeros = np.zeros(cos_own.shape[0], dtype=np.float32)
+    q = None if query_vector is None else np.asarray(query_vector, np.float32).ravel()
+    qn = 0.0 if q is None else float(np.linalg.norm(q))
+    if centre is None or q is None or qn == 0.0:
+        cols["ccos_own"], cols["ccos_key"] = cos_own, cos_key
+        cols["hub_query"] = cols["hub_own"] = zeros
+        return
+    c = np.asarray(centre, dtype=np.float32).ravel()
+    if hubs is not None:
+        hub_own, hub_key = hubs
+    elif own_vectors is not None and key_vectors is not None:
+        hub_own = (own_vectors @ c).astype(np.float32)
+        hub_key = (key_vectors @ c).astype(np.float32)
+    else:
+        hub_own = hub_key = zeros
+    hub_query = float(q @ c) / qn
+    centre_sq = float(c @ c)
+    cols["ccos_own"] = centred_cosines(cos_own, hub_own, hub_query, centre_sq)
+    cols["ccos_key"] = centred_cosines(cos_key, hub_key, hub_query, centre_sq)
+    cols["hub_query"] = np.full(cos_own.shape[0], hub_query, dtype=np.float32)
+    cols["hub_own"] = hub_own
+
+
+def fill_centred(x: FloatArray, rows: npt.NDArray[np.intp], hubs: tuple[FloatArray, FloatArray],
+                 centre: FloatArray, query_vector: FloatArray) -> None:
+    """Work out the :data:`CENTRED` columns of ``x`` (hybrid features) for ``rows`` only,
+    given their own and keyed vectors' products with ``centre`` (in ``rows`` order)."""
+    if not rows.shape[0]:
+        return
+    j = {name: FEATURES.index(name) for name in (*CENTRED, "cos_own", "cos_key")}
+    cols = {"cos_own": x[rows, j["cos_own"]], "cos_key": x[rows, j["cos_key"]]}
+    _centred_columns(cols, centre, hubs, None, None, query_vector)
+    for name in CENTRED:
+        x[rows, j[name]] = cols[name]
 
 
 def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,

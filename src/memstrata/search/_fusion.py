@@ -56,7 +56,7 @@ query p95 under 30 ms on one BLAS thread, of which the 512-d matrix product is m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,7 +71,15 @@ from ._bm25 import (
     tokens,
 )
 from ._dates import TimeSpan, query_time_spans, time_prior
-from ._features import FEATURES, QueryTerms, Signals, feature_matrix, signals
+from ._features import (
+    CENTRED,
+    FEATURES,
+    QueryTerms,
+    Signals,
+    feature_matrix,
+    fill_centred,
+    signals,
+)
 from ._ranker import LearnedRanker
 from ._scores import minmax, neighbour_smooth, semantic_scores, sender_prior, top_indices
 
@@ -421,8 +429,12 @@ def search_session(index: SessionIndex, query: str, query_vector: FloatArray | N
 
 def session_features(index: SessionIndex, query: QueryTerms,
                      query_vector: FloatArray | None, *, now: int,
-                     semantic_only: bool = False) -> FloatArray:
-    """The learned ranker's features (:mod:`._features`) of every message of the session."""
+                     semantic_only: bool = False,
+                     centre: FloatArray | None = None,
+                     candidates_only: bool = False) -> FloatArray:
+    """The learned ranker's features (:mod:`._features`) of every message of the session
+    (``centre``: the ranker's mean vector, for the centred cosines; ``candidates_only``:
+    leave those for :func:`rank_features` to work out on its candidates)."""
     info = index.info if index.info is not None else signals([""] * index.ids.shape[0])
     own_terms = index.own_terms if index.own_terms is not None else index.keyword
     return feature_matrix(own_terms=own_terms, key_terms=index.keyword, info=info,
@@ -430,7 +442,8 @@ def session_features(index: SessionIndex, query: QueryTerms,
                           sender_names=index.sender_names, query=query,
                           own_vectors=index.own, key_vectors=index.vectors,
                           query_vector=query_vector, now=now, groups=index.groups,
-                          semantic_only=semantic_only)
+                          semantic_only=semantic_only, centre=centre,
+                          candidates_only=candidates_only)
 
 
 def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArray,
@@ -442,19 +455,59 @@ def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArra
     comparable across sessions. A semantic ranker admits only messages with a vector; with
     ``min_probability``, a message needs at least that probability."""
     semantic = ranker.mode == "semantic"
-    x = session_features(index, query, query_vector, now=now, semantic_only=semantic)
+    x = session_features(index, query, query_vector, now=now, semantic_only=semantic,
+                         centre=ranker.centre, candidates_only=True)
+
+    def hubs(rows: IntArray) -> tuple[FloatArray, FloatArray]:
+        assert ranker.centre is not None and index.vectors is not None
+        own = index.own if index.own is not None else index.vectors
+        return ((own[rows] @ ranker.centre).astype(np.float32),
+                (index.vectors[rows] @ ranker.centre).astype(np.float32))
+
     return rank_features(index.ids, x, ranker, k=k, present=index.present, eligible=eligible,
-                         min_probability=min_probability)
+                         min_probability=min_probability, hubs=hubs,
+                         query_vector=query_vector)
+
+
+_CENTRED_COLUMNS = tuple(FEATURES.index(name) for name in CENTRED)
+
+
+def _centred_candidates(x: FloatArray, ranker: LearnedRanker, refine: int,
+                        hubs: Callable[[IntArray], tuple[FloatArray, FloatArray]] | None,
+                        query_vector: FloatArray | None) -> None:
+    # The columns are left NaN for every row (candidates_only) or for none.
+    if not np.isnan(x[0, _CENTRED_COLUMNS[0]]):
+        return
+    for j in _CENTRED_COLUMNS:
+        x[:, j] = ranker.mean[j]
+    if hubs is None or query_vector is None or ranker.centre is None:
+        return
+    n = x.shape[0]
+    if n > refine:
+        rows = np.sort(np.argpartition(-ranker.logits(x, refine=0), refine - 1)[:refine])
+    else:
+        rows = np.arange(n)
+    fill_centred(x, rows, hubs(rows), ranker.centre, query_vector)
 
 
 def rank_features(ids: IntArray, x: FloatArray, ranker: LearnedRanker, *, k: int,
                   present: npt.NDArray[np.bool_] | None,
                   eligible: npt.NDArray[np.bool_] | None = None,
-                  min_probability: float | None = None) -> list[Ranked]:
+                  min_probability: float | None = None,
+                  hubs: Callable[[IntArray], tuple[FloatArray, FloatArray]] | None = None,
+                  query_vector: FloatArray | None = None) -> list[Ranked]:
     """:func:`rank_learned` from the messages' feature rows ``x`` (one per id), however they
-    were gathered: one session's, or a tenant's sessions side by side."""
+    were gathered: one session's, or a tenant's sessions side by side.
+
+    Centred-cosine columns left NaN (``candidates_only``) are worked out here for the
+    candidates: the rows the linear part ranks highest with those columns at their training
+    mean (all rows, in a session of up to :data:`REFINE` messages), from ``hubs`` (the
+    rows' own and keyed vectors' products with the centre); the other rows keep the mean."""
     semantic = ranker.mode == "semantic"
-    p = ranker.probability(x, refine=max(REFINE, 8 * k))
+    refine = max(REFINE, 8 * k)
+    if not semantic and ranker.centre is not None and x.shape[0]:
+        _centred_candidates(x, ranker, refine, hubs, query_vector)
+    p = ranker.probability(x, refine=refine)
     mask = np.ones(p.shape, dtype=np.bool_) if eligible is None else eligible.copy()
     if semantic and present is not None:
         mask &= present

@@ -27,17 +27,18 @@ __all__ = ["BEST_SHARE", "FUSION_FLOOR", "LEARNED_FLOOR", "RANKER_FILE", "Learne
 FloatArray = npt.NDArray[np.float32]
 RANKER_FILE = "ranker.json"
 
-LEARNED_FLOOR: dict[str, float] = {"hybrid": 0.003, "semantic": 0.004}
+LEARNED_FLOOR: dict[str, float] = {"hybrid": 0.0045, "semantic": 0.004}
 """The probability a hit needs by default (``Settings.search_min_score`` unset), per mode,
-chosen from the out-of-fold curve of ``bench/train_ranker.py`` as the lowest floor at which
-at least 95 % of searches about subjects a conversation never touches return nothing: 95.5 %
-in hybrid mode (at 4.0 points of R@5 with the share below), 96.0 % in semantic mode (5.0
-points). Questions in a conversation's own words about a thing it never mentions (another
-pet's name, a trip never taken) are harder: 47.9 % / 60.6 % of them return nothing at these
-floors, and 95 % would take about 0.03, at about 19 points of R@5 (docs/benchmarks.md)."""
-BEST_SHARE = 0.1
-"""... and at least this share of the best hit's probability (out of fold it costs under a
-point of R@5 and drops the filler beside a clear fact)."""
+chosen from the out-of-fold curve of ``bench/train_ranker.py`` as the lowest floor (in steps
+of 0.0005) at which at least 95 % of searches about subjects a conversation never touches
+return nothing: 95.5 % in hybrid mode (at 3.9 points of R@5 over every set, with the share
+below), 96.0 % in semantic mode (4.8 points). Questions in a conversation's own words about a
+thing it never mentions (another pet's name, a trip never taken) are harder: 52.2 % / 60.6 %
+of them return nothing at these floors (docs/benchmarks.md)."""
+BEST_SHARE = 0.03
+"""... and at least this share of the best hit's probability: it drops the filler beside a
+clear fact; out of fold it costs 0.1 point of R@5 at the hybrid floor (a tenth of the best
+cost 1.0)."""
 FUSION_FLOOR = 0.2
 """The similarity a hit needs by default under the hand-tuned fusion."""
 
@@ -108,6 +109,10 @@ class LearnedRanker:
     hidden_bias: FloatArray | None = None
     out: FloatArray | None = None
     trees: Trees | None = None
+    centre: FloatArray | None = None
+    """The embedder's mean vector over the training messages, which the centred cosines
+    take from the query's and the messages' vectors (hybrid only; ``None``: the zero vector,
+    so they are the plain cosines)."""
 
     def __post_init__(self) -> None:
         expected = SEMANTIC_FEATURES if self.mode == "semantic" else FEATURES
@@ -156,6 +161,8 @@ class LearnedRanker:
             body["out"] = [float(v) for v in self.out]
         if self.trees is not None:
             body["trees"] = self.trees.to_json()
+        if self.centre is not None:
+            body["centre"] = [float(v) for v in self.centre]
         return body
 
     @classmethod
@@ -163,13 +170,17 @@ class LearnedRanker:
         def array(name: str) -> FloatArray | None:
             return None if name not in raw else np.asarray(raw[name], dtype=np.float32)
 
+        if raw["mode"] == "hybrid" and "ccos_own" in raw["features"] and "centre" not in raw:
+            raise ValueError("the hybrid ranker's centred cosines need its centre vector")
+
         return cls(mode=str(raw["mode"]), features=tuple(raw["features"]),
                    mean=np.asarray(raw["mean"], dtype=np.float32),
                    scale=np.asarray(raw["scale"], dtype=np.float32),
                    weights=np.asarray(raw["weights"], dtype=np.float32),
                    bias=float(raw["bias"]), hidden=array("hidden"),
                    hidden_bias=array("hidden_bias"), out=array("out"),
-                   trees=Trees.from_json(raw["trees"]) if "trees" in raw else None)
+                   trees=Trees.from_json(raw["trees"]) if "trees" in raw else None,
+                   centre=array("centre"))
 
 
 def parse_rankers(raw: dict[str, Any]) -> dict[tuple[str, str], LearnedRanker]:
