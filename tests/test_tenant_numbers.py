@@ -8,24 +8,32 @@ import sqlite3
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
+from pg_server import PgServer
 from server_helpers import auth, make_key, running_server
 
 from memstrata import Memory, Settings
 from memstrata.store import open_store
+from memstrata.store.postgres import _sql as pg_sql
+from memstrata.store.postgres._schema import MIGRATIONS as PG_MIGRATIONS
 from memstrata.store.sqlite import register_functions
 from memstrata.store.sqlite._schema import MIGRATIONS
 from memstrata.testing import Check
+from memstrata.testing._common import OFF, pairs
 from memstrata.testing._numbers import NUMBER_CHECKS
 
 SETTINGS = Settings(embedder=None, summary_cron=None)
 
 
-@pytest.fixture(params=["file", "memory"])
+@pytest.fixture(params=["file", "memory", "postgres"])
 def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "file":
         return str(tmp_path / "n.db")
-    return ":memory:"
+    if request.param == "memory":
+        return ":memory:"
+    server: PgServer = request.getfixturevalue("pg_server")
+    return server.create_database("numbers")
 
 
 @pytest.mark.parametrize("check", NUMBER_CHECKS, ids=lambda c: c.__name__)
@@ -134,3 +142,45 @@ def test_two_keys_over_http_number_their_own_messages(tmp_path: Path) -> None:
         assert b.delete("/v1/messages/3").status_code == 204
         r = b.post("/v1/sessions/s/messages", json={"role": "user", "content": "b later"})
         assert r.json()["id"] == 4  # forgotten 3 is not given out again
+
+
+async def test_an_older_postgres_database_keeps_its_ids(pg_server: PgServer) -> None:
+    """A database of the schema before tenant numbers: ids kept as numbers, a summary's
+    cursor still right, each known tenant continuing past the sequence, a new one at 1."""
+    url = pg_server.create_database("before_numbers")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute("CREATE EXTENSION IF NOT EXISTS btree_gin")
+        with conn.transaction():
+            conn.execute(pg_sql.CREATE_VERSION_TABLE)
+            for step, script in enumerate(PG_MIGRATIONS[:3], start=1):
+                conn.execute(script.format(vector_type="vector", gin_lead="tenant, ",
+                                           gin_lead_session="tenant, session, "))
+                conn.execute(pg_sql.INSERT_VERSION, (step, 0))
+            for i in range(6):
+                tenant = "acme" if i % 2 == 0 else "globex"
+                text = f"{tenant} note {i}"
+                conn.execute("INSERT INTO sessions (tenant, id, active_at) VALUES (%s, 's', 0) "
+                             "ON CONFLICT DO NOTHING", (tenant,))
+                conn.execute("INSERT INTO messages (tenant, session, role, content, at, size, "
+                             "fts) VALUES (%s, 's', 'user', %s, %s, %s, "
+                             "to_tsvector('memstrata_text', %s))",
+                             (tenant, text, i, len(text), text))
+                conn.execute("UPDATE sessions SET message_count = message_count + 1, "
+                             "hot_count = hot_count + 1, hot_bytes = hot_bytes + %s "
+                             "WHERE tenant = %s AND id = 's'", (len(text), tenant))
+            conn.execute("INSERT INTO summaries (tenant, session, kind, body, cursor, "
+                         "created_at) VALUES ('acme', 's', 'digest', '{\"text\": \"x\"}', 3, 0)")
+    store = await open_store(url)
+    try:
+        assert [m.id for m in await store.recent("acme", "s", 10)] == [1, 3, 5]
+        assert [m.id for m in await store.recent("globex", "s", 10)] == [2, 4, 6]
+        assert [m.id for m in await store.after_cursor("acme", "s", 3)] == [5]
+        assert await store.runs.due("acme", now=0) == [("acme", "s")]
+        (a,) = await store.append("acme", "s", pairs(1), now=0, policy=OFF)
+        (g,) = await store.append("globex", "s", pairs(1), now=0, policy=OFF)
+        (n,) = await store.append("newcomer", "s", pairs(1), now=0, policy=OFF)
+        assert (a.id, g.id, n.id) == (7, 7, 1)
+        assert await store.integrity_check() == []
+    finally:
+        await store.close()

@@ -35,7 +35,9 @@ TABLES: tuple[Table, ...] = (
            "last_at", "active_at", "summary_due")),
     Table("messages", ("id",),
           ("id", "tenant", "session", "role", "content", "sender", "at", "meta", "size",
-           "idem_key")),
+           "idem_key", "seq")),
+    # Each tenant's next message number: the higher of the two sides wins, as for marks.
+    Table("tenants", ("tenant",), ("tenant", "next_seq")),
     Table("summaries", ("tenant", "session"),
           ("tenant", "session", "kind", "body", "cursor", "created_at", "tokens_in",
            "tokens_out")),
