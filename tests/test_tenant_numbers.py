@@ -14,7 +14,7 @@ from pg_server import PgServer
 from server_helpers import auth, make_key, running_server
 
 from memstrata import Memory, Settings
-from memstrata.store import open_store
+from memstrata.store import open_store, salvage
 from memstrata.store.postgres import _sql as pg_sql
 from memstrata.store.postgres._schema import MIGRATIONS as PG_MIGRATIONS
 from memstrata.store.sqlite import register_functions
@@ -184,3 +184,21 @@ async def test_an_older_postgres_database_keeps_its_ids(pg_server: PgServer) -> 
         assert await store.integrity_check() == []
     finally:
         await store.close()
+
+
+async def test_salvage_of_an_older_file_keeps_ids_as_numbers(tmp_path: Path) -> None:
+    """Salvage reads a file from before tenant numbers too: each id becomes its message's
+    number, and each tenant continues past every id the file gave out."""
+    path, dest = tmp_path / "old.db", tmp_path / "salvaged.db"
+    _file_before_numbers(path)
+    report = await salvage(str(path), str(dest))
+    assert report.messages.copied == 7
+    async with Memory.open(str(dest), settings=SETTINGS, tenant="acme",
+                           background=False) as acme, \
+            Memory.open(str(dest), settings=SETTINGS, tenant="globex",
+                        background=False) as globex:
+        assert [m.id for m in await acme.recent("s")] == [7, 5, 3, 1]
+        assert [m.id for m in await globex.recent("s")] == [6, 4, 2]
+        assert (await acme.add("s", "user", "after")).id == 9
+        assert (await globex.add("s", "user", "after")).id == 9
+        assert await acme.check() == []
