@@ -134,31 +134,47 @@ class Snapshot:
     vectors: list[tuple[int, str, str]]  # message_id, tenant, session
     queue: list[tuple[int, str, str]]
     cursors: dict[SessionKey, int | None]
-    id_counter: int
+    counters: dict[str, int]
+    """Per tenant, the highest message number it has given out."""
 
-    def by_id(self) -> dict[int, Row]:
-        return {r.id: r for r in self.messages}
+    @property
+    def id_counter(self) -> int:
+        """The highest number any tenant has given out (the tenant's own, with one tenant)."""
+        return max(self.counters.values(), default=0)
+
+    def by_id(self) -> dict[tuple[str, int], Row]:
+        """Messages by (tenant, id): ids are numbers within a tenant."""
+        return {(r.tenant, r.id): r for r in self.messages}
 
     def hot_ids(self) -> set[int]:
-        """Ids of the messages above their session's cutoff."""
-        return {r.id for r in self.messages
+        """Ids of the messages above their session's cutoff (of one tenant's store)."""
+        return {i for _, i in self.hot_keys()}
+
+    def hot_keys(self) -> set[tuple[str, int]]:
+        """(tenant, id) of the messages above their session's cutoff."""
+        return {(r.tenant, r.id) for r in self.messages
                 if r.id > self.sessions.get((r.tenant, r.session), _NO_SESSION).cutoff}
 
 
 _NO_SESSION = Counters(0, 0, 0, 0)
 
-_MESSAGES = "SELECT id, tenant, session, content, idem_key, size FROM messages ORDER BY id"
+# A message's id is its number within its tenant (``seq``); vectors and queue entries name
+# the internal row id, read here as the number of the message they belong to (the negated row
+# id when no message has it, so the check names it).
+_MESSAGES = """
+SELECT seq, tenant, session, content, idem_key, size FROM messages ORDER BY tenant, seq"""
 _SESSIONS = "SELECT tenant, id, message_count, hot_count, hot_bytes, cutoff FROM sessions"
-_VECTORS = "SELECT message_id, tenant, session FROM vectors ORDER BY message_id"
-_QUEUE = "SELECT message_id, tenant, session FROM index_queue ORDER BY message_id"
+_OF_MESSAGE = """
+SELECT coalesce(m.seq, -x.message_id), x.tenant, x.session FROM {} x
+LEFT JOIN messages m ON m.tenant = x.tenant AND m.id = x.message_id ORDER BY x.message_id"""
+_VECTORS = _OF_MESSAGE.format("vectors")
+_QUEUE = _OF_MESSAGE.format("index_queue")
 _CURSORS = "SELECT tenant, session, cursor FROM summaries"
-_SQLITE_COUNTER = "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'messages'"
-_PG_COUNTER = """
-SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('messages', 'id')::regclass), 0)"""
+_COUNTERS = "SELECT tenant, next_seq - 1 FROM tenants"
 
 
-def _assemble(rows: list[list[tuple[Any, ...]]], counter: int) -> Snapshot:
-    messages, sessions, vectors, queue, cursors = rows
+def _assemble(rows: list[list[tuple[Any, ...]]]) -> Snapshot:
+    messages, sessions, vectors, queue, cursors, counters = rows
     return Snapshot(
         messages=[Row(int(i), str(t), str(s), str(c), k, int(n)) for i, t, s, c, k, n in messages],
         sessions={(str(t), str(s)): Counters(int(a), int(b), int(c), int(d))
@@ -166,26 +182,24 @@ def _assemble(rows: list[list[tuple[Any, ...]]], counter: int) -> Snapshot:
         vectors=[(int(m), str(t), str(s)) for m, t, s in vectors],
         queue=[(int(m), str(t), str(s)) for m, t, s in queue],
         cursors={(str(t), str(s)): None if c is None else int(c) for t, s, c in cursors},
-        id_counter=counter)
+        counters={str(t): int(n) for t, n in counters})
 
 
 def snapshot(target: str) -> Snapshot:
     """Read the rows of ``target`` (a SQLite path or a PostgreSQL URL) in one transaction."""
-    queries = (_MESSAGES, _SESSIONS, _VECTORS, _QUEUE, _CURSORS)
+    queries = (_MESSAGES, _SESSIONS, _VECTORS, _QUEUE, _CURSORS, _COUNTERS)
     if is_postgres(target):
         import psycopg
 
         with psycopg.connect(target) as conn:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             rows = [conn.execute(q).fetchall() for q in queries]
-            found = conn.execute(_PG_COUNTER).fetchone()
-        return _assemble(rows, int(found[0]) if found and found[0] is not None else 0)
+        return _assemble(rows)
     with _sqlite(target) as c:
         c.execute("BEGIN")
         rows = [c.execute(q).fetchall() for q in queries]
-        counter = int(c.execute(_SQLITE_COUNTER).fetchone()[0])
         c.execute("COMMIT")
-    return _assemble(rows, counter)
+    return _assemble(rows)
 
 
 def _sqlite(path: str) -> contextlib.closing[sqlite3.Connection]:
@@ -274,32 +288,36 @@ def consistency_problems(snap: Snapshot, *,
     problems += [f"messages of session {k} but no session row" for k in per_session
                  if k not in snap.sessions]
     rows_by_id = snap.by_id()
-    hot_ids = snap.hot_ids()
+    hot_keys = snap.hot_keys()
     for what, entries in (("vector", snap.vectors), ("queue entry", snap.queue)):
         for mid, tenant, session in entries:
-            row = rows_by_id.get(mid)
+            row = rows_by_id.get((tenant, mid))
             if row is None:
                 problems.append(f"{what} of message {mid}, which does not exist")
             elif (row.tenant, row.session) != (tenant, session):
                 problems.append(f"{what} of message {mid} filed under {(tenant, session)}, "
                                 f"but the message is in {(row.tenant, row.session)}")
-            elif what == "vector" and mid not in hot_ids:
+            elif what == "vector" and (tenant, mid) not in hot_keys:
                 problems.append(f"vector of cold message {mid} (session cutoff "
                                 f"{snap.sessions[(tenant, session)].cutoff})")
     for key, cursor in snap.cursors.items():
         if cursor is None:
             continue
         rows = per_session.get(key, [])
-        newest = rows[-1].id if rows else snap.id_counter
+        newest = rows[-1].id if rows else snap.counters.get(key[0], 0)
         if cursor > newest:
             problems.append(f"summary cursor of {key} is {cursor}, past the newest message "
                             f"{newest}")
         if covered is not None and cursor > covered.get(key, 0):
             problems.append(f"summary cursor of {key} is {cursor}, but the model was shown "
                             f"messages up to {covered.get(key, 0)} only")
-    if snap.messages and snap.id_counter < snap.messages[-1].id:
-        problems.append(f"id counter {snap.id_counter} is below the largest id "
-                        f"{snap.messages[-1].id}: ids could be reused")
+    largest: dict[str, int] = {}
+    for r in snap.messages:
+        largest[r.tenant] = max(largest.get(r.tenant, 0), r.id)
+    for tenant, top in largest.items():
+        if snap.counters.get(tenant, 0) < top:
+            problems.append(f"tenant {tenant!r}'s id counter {snap.counters.get(tenant, 0)} is "
+                            f"below its largest id {top}: ids could be reused")
     return problems
 
 
@@ -319,7 +337,7 @@ def ack_problems(snap: Snapshot, acked: Acknowledged) -> tuple[list[str], int, i
         else:
             found = texts[(a.tenant, a.session, a.content)]
         if a.id is not None:
-            row = rows_by_id.get(a.id)
+            row = rows_by_id.get((a.tenant, a.id))
             if row is None or (row.tenant, row.session, row.content) != (a.tenant, a.session,
                                                                           a.content):
                 found = 0
@@ -384,7 +402,7 @@ async def verify(target: str, acked: Acknowledged | None = None, *, tenant: str 
         problems.append(f"the tables cannot be read: {type(exc).__name__}: {exc}")
         # Nothing acknowledged can be shown to be there: count it all as lost.
         return Verdict(problems, len(acked or ()), 0, len(acked or ()),
-                       Snapshot([], {}, [], [], {}, 0))
+                       Snapshot([], {}, [], [], {}, {}))
     problems += consistency_problems(snap, covered=covered)
     lost = duplicated = 0
     if acked is not None:

@@ -140,7 +140,12 @@ async def test_two_tenants_are_isolated(db: str, base_url: str) -> None:
     async with mcp_session(base_url, acme) as session:
         context = await call(session, "context", session="shared-name")
         assert [m["content"] for m in context["messages"]] == ["acme's secret plan"]
-        assert theirs["id"] != mine["id"]
+        # Ids are numbers within a tenant: each tenant's first message is 1, and the same
+        # number names each tenant's own message.
+        assert theirs["id"] == mine["id"] == 1
+        read = await call(session, "chat_history", session="shared-name", mode="read",
+                          id=mine["id"])
+        assert "acme's secret plan" in read["text"] and "globex" not in read["text"]
 
 
 def test_an_mcp_session_answers_only_the_tenant_that_opened_it(db: str, base_url: str) -> None:

@@ -283,9 +283,14 @@ async def test_tenants_are_isolated(db_path: str) -> None:
     async with Memory.open(db_path, settings=settings, tenant="acme") as a, \
             Memory.open(db_path, settings=settings, tenant="globex") as b:
         m = await a.add("s", "user", "secret plan")
+        await a.add("s", "user", "second secret")
         await b.add("s", "user", "public plan")
         assert [h.message.content for h in await b.search(None, "plan")] == ["public plan"]
-        assert await b.message(m.id) is None
-        assert not await b.forget(m.id)
+        # Ids are numbers within a tenant: globex's id 2 names nothing of acme's.
+        assert await b.message(m.id + 1) is None
+        assert not await b.forget(m.id + 1)
         with pytest.raises(NotFound):
-            await b.read(m.id)
+            await b.read(m.id + 1)
+        mine = await b.message(m.id)
+        assert mine is not None and mine.content == "public plan"
+        assert [x.content for x in await a.recent("s")] == ["second secret", "secret plan"]

@@ -159,10 +159,11 @@ async def test_everything_arrives_and_a_second_run_copies_nothing(source: str,
     assert all(after[t]["s0"][3] for t in LAYOUT)  # semantic search finds on the target
     assert all(after[t]["s0"][4] for t in LAYOUT)  # keyword search too
 
-    # New ids on the target follow the source's highest.
-    async with Memory.open(fresh, settings=PLAIN, background=False) as mem:
-        newest = max((await mem.stats("s0")).cursor or 0, TOTAL)
-        assert (await mem.add("s0", "user", "after the move")).id > newest
+    # Ids are numbers within a tenant: the target's next follows the tenant's counter in the
+    # source (every message of the tenant, and the three added late).
+    for tenant, (sessions, per) in LAYOUT.items():
+        async with Memory.open(fresh, settings=PLAIN, tenant=tenant, background=False) as mem:
+            assert (await mem.add("s0", "user", "after the move")).id == sessions * per + 4
 
 
 async def test_an_interrupted_run_resumes_to_the_same_end(source: str, fresh: str) -> None:
@@ -284,7 +285,7 @@ def test_command_line_json_report_and_exit_codes(tmp_path: Path, fresh: str) -> 
     asyncio.run(_small(str(small), "default", "hello"))
     report = json.loads(ok(cli(None, "--json", "migrate", "--from", f"sqlite:///{small}",
                                "--to", fresh, "--batch", "2")).stdout)
-    assert report["verified"] and report["copied"] == 5 + 1
+    assert report["verified"] and report["copied"] == 5 + 1 + 1  # messages, session, tenant
     assert {t["name"]: t["copied"] for t in report["tables"]}["messages"] == 5
     assert report["target"].endswith(fresh.rsplit("/", 1)[1]) and "@" not in report["target"]
     second = ok(cli(None, "migrate", "--from", str(small), "--to", fresh))

@@ -98,10 +98,11 @@ def _acks(out: bytes) -> dict[int, str]:
 
 
 def _rows(url: str, tenant: str) -> list[tuple[int, str]]:
-    """``(id, tag)`` of the shared session's messages, in id order, read in one statement."""
+    """``(id, tag)`` of the shared session's messages, in id order, read in one statement
+    (a message's id is its number within the tenant, ``seq``)."""
     with psycopg.connect(url) as conn:
-        rows = conn.execute("SELECT id, content FROM messages WHERE tenant = %s AND "
-                            "session = %s ORDER BY id", (tenant, SESSION)).fetchall()
+        rows = conn.execute("SELECT seq, content FROM messages WHERE tenant = %s AND "
+                            "session = %s ORDER BY seq", (tenant, SESSION)).fetchall()
     return [(int(i), str(c).removeprefix("note ")) for i, c in rows]
 
 
@@ -156,8 +157,8 @@ async def _watch(url: str, tenant: str, stop: asyncio.Event, snapshots: list[lis
     """Until ``stop``: the session's ids (one statement, one snapshot) and summary cursor."""
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         while not stop.is_set():
-            cur = await conn.execute("SELECT id FROM messages WHERE tenant = %s AND "
-                                     "session = %s ORDER BY id", (tenant, SESSION))
+            cur = await conn.execute("SELECT seq FROM messages WHERE tenant = %s AND "
+                                     "session = %s ORDER BY seq", (tenant, SESSION))
             snapshots.append([int(r[0]) for r in await cur.fetchall()])
             cur = await conn.execute("SELECT cursor FROM summaries WHERE tenant = %s AND "
                                      "session = %s", (tenant, SESSION))

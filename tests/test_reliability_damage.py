@@ -269,12 +269,17 @@ def test_damaged_pages_give_a_clear_error_or_correct_answers(healthy: Healthy,
 # -- a torn WAL -----------------------------------------------------------------------------
 
 
+_WAL_WRITES = 100
+
+
 @pytest.fixture(scope="module")
 def crashed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, int]]]:
     """A database whose writer was killed (SIGKILL) with everything still in the WAL, and
     the acknowledgements it printed: (content, WAL length after the commit)."""
     db = tmp_path_factory.mktemp("crashed") / "memory.db"
-    proc = subprocess.Popen([sys.executable, str(WRITER), str(db), "120"],
+    # 100 commits of about nine WAL pages each stay below SQLite's automatic checkpoint at
+    # 1,000 pages, which would start the WAL over.
+    proc = subprocess.Popen([sys.executable, str(WRITER), str(db), str(_WAL_WRITES)],
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     acks: list[tuple[str, int]] = []
@@ -286,7 +291,7 @@ def crashed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     proc.stdout.close()
-    assert len(acks) == 120
+    assert len(acks) == _WAL_WRITES
     ends = [wal for _c, wal in acks]
     assert ends == sorted(ends) and len(set(ends)) == len(ends), "the WAL was checkpointed"
     assert os.path.getsize(db) == 0 or os.path.getsize(f"{db}-wal") == ends[-1]

@@ -96,8 +96,9 @@ async def test_the_checks_find_planted_faults(tmp_path: Path) -> None:
           "UPDATE sessions SET hot_bytes = hot_bytes + 1",
           "UPDATE summaries SET cursor = 10000")
     # A message stored twice, written behind the store's back (so FTS5 never indexed it).
-    plant("INSERT INTO messages (tenant, session, role, content, at, size) SELECT tenant, "
-          f"session, role, content, at, size FROM messages WHERE id = {stored[0].id}")
+    plant("INSERT INTO messages (tenant, session, role, content, at, size, seq) SELECT tenant, "
+          "session, role, content, at, size, (SELECT max(seq) + 1 FROM messages) "
+          f"FROM messages WHERE seq = {stored[0].id}")
     acked.add(Ack(session="s", content="never stored", id=None, writer="w"))
     acked.add(Ack(session="s", content=stored[1].content, id=stored[1].id, writer="w"))
     found = await verify(path, acked, covered={("default", "s"): stored[5].id})

@@ -220,7 +220,7 @@ async def check_partial_migration(target: str, src: Snapshot, figures: Figures) 
     assert storage_problems(target) == []
     part = snapshot(target)
     source_rows = src.by_id()
-    assert all(source_rows.get(r.id) == r for r in part.messages)
+    assert all(source_rows.get((r.tenant, r.id)) == r for r in part.messages)
     if part.messages:
         assert part.id_counter >= src.id_counter
     if len(part.messages) < len(src.messages):

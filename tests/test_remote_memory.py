@@ -167,7 +167,11 @@ async def test_one_prefix_key_serves_each_end_user_as_a_tenant(tmp_path: Path) -
             await bob.add("cart", "user", "bob wants a hat")
             assert [m.content for m in await alice.recent("cart")] == [
                 "alice wants the red shoes"]
-            assert await bob.message(stored.id) is None
+            # Ids are numbers within a tenant: bob's 1 is bob's, and alice's 2 is not his.
+            later = await alice.add("cart", "user", "and the blue ones")
+            theirs = await bob.message(stored.id)
+            assert theirs is not None and theirs.content == "bob wants a hat"
+            assert await bob.message(later.id) is None
         blocking = SyncMemory.remote(url, key, tenant="shop/bob")
         try:
             assert [m.content for m in blocking.recent("cart")] == ["bob wants a hat"]

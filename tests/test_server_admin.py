@@ -157,6 +157,18 @@ def test_a_prefix_key_serves_many_isolated_tenants(tmp_path: Path) -> None:
         assert http.get("/v1/sessions", headers=auth(other)).status_code == 200
 
 
+_UNDO_TENANT_NUMBERS = (
+    "DROP TABLE tenants", "DROP INDEX messages_by_seq", "DROP INDEX messages_by_session",
+    "CREATE INDEX messages_by_session ON messages (tenant, session, id)",
+    "ALTER TABLE messages DROP COLUMN seq")
+"""What undoes the step after scoped keys (message numbers per tenant), on either backend."""
+
+
+def _undo_tenant_numbers(raw: sqlite3.Connection) -> None:
+    for statement in _UNDO_TENANT_NUMBERS:
+        raw.execute(statement)
+
+
 async def _downgrade_sqlite(db: str) -> None:
     """Make ``db`` look as a release before scoped keys left it: the key columns of then
     only, and the schema version of then."""
@@ -167,7 +179,8 @@ async def _downgrade_sqlite(db: str) -> None:
         for column in ("scopes", "expires_at", "rate_per_second", "messages_per_day",
                        "stored_bytes"):
             raw.execute(f"ALTER TABLE api_keys DROP COLUMN {column}")
-        raw.execute("DELETE FROM schema_version WHERE version = 9")
+        _undo_tenant_numbers(raw)
+        raw.execute("DELETE FROM schema_version WHERE version >= 9")
         raw.commit()
     finally:
         raw.close()
@@ -269,7 +282,9 @@ async def test_postgres_keys_made_before_scopes_keep_reading_and_writing(
         await conn.execute("ALTER TABLE api_keys DROP COLUMN scopes, DROP COLUMN expires_at, "
                            "DROP COLUMN rate_per_second, DROP COLUMN messages_per_day, "
                            "DROP COLUMN stored_bytes")
-        await conn.execute("DELETE FROM schema_version WHERE version = 3")
+        for statement in _UNDO_TENANT_NUMBERS:
+            await conn.execute(statement)
+        await conn.execute("DELETE FROM schema_version WHERE version >= 3")
     store = await open_store(url)
     try:
         found = await ApiKeys(store.api_keys).verify(key)

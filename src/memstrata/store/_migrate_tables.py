@@ -33,9 +33,13 @@ TABLES: tuple[Table, ...] = (
     Table("sessions", ("tenant", "id"),
           ("tenant", "id", "message_count", "hot_count", "hot_bytes", "cutoff", "first_at",
            "last_at", "active_at", "summary_due")),
+    # Each tenant's next message number (the higher of the two sides wins, as for marks),
+    # before the messages: a target used after an interruption never gives out a number the
+    # source holds.
+    Table("tenants", ("tenant",), ("tenant", "next_seq")),
     Table("messages", ("id",),
           ("id", "tenant", "session", "role", "content", "sender", "at", "meta", "size",
-           "idem_key")),
+           "idem_key", "seq")),
     Table("summaries", ("tenant", "session"),
           ("tenant", "session", "kind", "body", "cursor", "created_at", "tokens_in",
            "tokens_out")),

@@ -99,9 +99,13 @@ async def check_tenant_isolation(store: Store) -> None:
     assert await keyword_ids(store, "t2", None, "蘋果") == []
     assert [s.id for s in await store.sessions("t2")] == ["s"]
     assert len(await store.page("t2", None, since=None, before_id=None, limit=10)) == 1
+    await store.append("t1", "s", [msg("user", "apple crumble")], now=T0, policy=OFF)
     (m1,) = await store.recent("t1", "s", 1)
+    # Ids are numbers within a tenant: t2 has no message under t1's newest number.
     assert await store.get_message("t2", m1.id) is None
     assert not await store.forget("t2", m1.id)
+    assert [m.content for m in await store.recent("t1", "s", 10)] == [
+        "apple pie recipe 蘋果派", "apple crumble"]
 
 
 async def check_keyword(store: Store) -> None:

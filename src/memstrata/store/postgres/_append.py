@@ -53,20 +53,28 @@ async def _insert(c: Conn, tenant: str, session: str, drafts: Sequence[Draft],
     fresh = plan.fresh
     if not fresh:
         return plan.answers([]), fresh
+    # The tenant's numbers are taken after the session's row is locked (LOCK_SESSION), so a
+    # session's numbers, like its row ids, commit in order.
+    cur = await c.execute(sql.TAKE_NUMBERS, {"tenant": tenant, "n": len(fresh)})
+    row = await cur.fetchone()
+    assert row is not None
+    first = int(row[0]) - len(fresh)
+    seqs = list(range(first, first + len(fresh)))
     if len(fresh) >= BULK_MIN:
-        ids = await copy_in(c, tenant, session, fresh, index)
+        await copy_in(c, tenant, session, fresh, seqs, index)
     else:
-        ids = await _insert_each(c, tenant, session, fresh, index)
-    return plan.answers(stored_messages(ids, session, fresh)), fresh
+        await _insert_each(c, tenant, session, fresh, seqs, index)
+    return plan.answers(stored_messages(seqs, session, fresh)), fresh
 
 
 async def _insert_each(c: Conn, tenant: str, session: str, fresh: Sequence[Draft],
-                       index: bool) -> list[int]:
-    """One pipelined ``INSERT … RETURNING`` per draft (and queue entry); their ids."""
+                       seqs: Sequence[int], index: bool) -> list[int]:
+    """One pipelined ``INSERT … RETURNING`` per draft (and queue entry); their row ids."""
     ids: list[int] = []
     async with c.cursor() as cur:
         await cur.executemany(sql.INSERT_MESSAGE,
-                              [_insert_params(tenant, session, d) for d in fresh],
+                              [_insert_params(tenant, session, d, n)
+                               for d, n in zip(fresh, seqs, strict=True)],
                               returning=True)
         while True:
             row = await cur.fetchone()
@@ -108,11 +116,12 @@ async def _compact(c: Conn, tenant: str, session: str, cutoff: int,
                                         session))
     # Vectors exist only for hot messages: the ones behind the new cutoff go, in this same
     # transaction, and so does their place in the indexer's queue.
-    await c.execute(vsql.DROP_COLD_QUEUE, (tenant, session, verdict.cutoff))
-    await c.execute(vsql.DROP_COLD_VECTORS, (tenant, session, verdict.cutoff))
+    behind = {"tenant": tenant, "session": session, "cutoff": verdict.cutoff}
+    await c.execute(vsql.DROP_COLD_QUEUE, behind)
+    await c.execute(vsql.DROP_COLD_VECTORS, behind)
     await c.execute(vsql.BUMP_VECTOR_VERSION, (tenant, session))
 
 
-def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:
+def _insert_params(tenant: str, session: str, d: Draft, seq: int) -> tuple[Any, ...]:
     return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size, d.key,
-            indexed_text(d.content))
+            indexed_text(d.content), seq)

@@ -28,18 +28,18 @@ trips (ids, then the copy) gain nothing over the pipelined inserts they replace.
 
 
 async def copy_in(c: Conn, tenant: str, session: str, fresh: Sequence[Draft],
-                  index: bool) -> list[int]:
-    """Insert ``fresh`` (new drafts: keys already resolved) and queue them when ``index``;
-    return their ids, in the order of ``fresh``."""
+                  seqs: Sequence[int], index: bool) -> list[int]:
+    """Insert ``fresh`` (new drafts: keys already resolved) under the tenant numbers ``seqs``
+    and queue them when ``index``; return their row ids, in the order of ``fresh``."""
     cur = await c.execute(sql.RESERVE_IDS, (len(fresh),))
     ids = [int(r[0]) for r in await cur.fetchall()]
     texts = indexed_texts([d.content for d in fresh])
     async with c.cursor() as cur:
         async with cur.copy(sql.COPY_MESSAGES) as copy:
             copy.set_types(list(sql.COPY_TYPES))
-            for mid, d, text in zip(ids, fresh, texts, strict=True):
+            for mid, d, text, seq in zip(ids, fresh, texts, seqs, strict=True):
                 await copy.write_row((tenant, mid, session, d.role, d.content, d.sender, d.at,
-                                      d.meta_json, d.size, d.key, text))
+                                      d.meta_json, d.size, d.key, text, seq))
         if index:
             await cur.execute(sql.ENQUEUE_MANY, (tenant, ids, session))
     return ids

@@ -63,7 +63,7 @@ class PostgresRows:
         async def body(c: Conn) -> int:
             existing = await _existing(c, table, rows)
             fresh = [r for r in rows if table.key_of(r) not in existing]
-            if table.name == "index_marks":  # derived marks: the higher one wins
+            if table.name in _HIGHER_WINS:  # counters and marks: the higher one wins
                 fresh += [r for r in rows if table.key_of(r) in existing
                           and int(existing[table.key_of(r)][1]) < int(r[1])]
             if fresh:
@@ -110,6 +110,10 @@ class PostgresRows:
         return Vector(np.frombuffer(blob, dtype=FLOAT32_LE))
 
 
+# Tables whose rows are counters: a target's row is raised to the source's, never compared.
+_HIGHER_WINS = ("index_marks", "tenants")
+
+
 async def _existing(c: Conn, table: Table, rows: Sequence[Row]) -> dict[Row, Row]:
     """The target's rows under the batch's keys (for error records, also under its public
     ids), keyed by the table's key, in the column order of ``table``."""
@@ -130,7 +134,7 @@ async def _existing(c: Conn, table: Table, rows: Sequence[Row]) -> dict[Row, Row
 def _compare(table: Table, key: Row, have: Row, want: Row | None) -> None:
     if want is None:  # an error record whose public id the target keeps under another seq
         raise _conflict(table, key, "the target has this record under another seq")
-    if table.name == "index_marks":
+    if table.name in _HIGHER_WINS:
         return
     for column, a, b in zip(table.columns, have, want, strict=True):
         if _comparable(column, a) != _comparable(column, b):

@@ -15,8 +15,9 @@ SELECT tenant, id, message_count, hot_count, hot_bytes, cutoff, first_at, last_a
        summary_due
 FROM sessions WHERE (tenant, id) IN (SELECT * FROM unnest(%s::text[], %s::text[]))""",
     "messages": """
-SELECT id, tenant, session, role, content, sender, at, meta, size, idem_key
+SELECT id, tenant, session, role, content, sender, at, meta, size, idem_key, seq
 FROM messages WHERE tenant = ANY(%s::text[]) AND id = ANY(%s::bigint[])""",
+    "tenants": "SELECT tenant, next_seq FROM tenants WHERE tenant = ANY(%s::text[])",
     "summaries": """
 SELECT tenant, session, kind, body, cursor, created_at, tokens_in, tokens_out
 FROM summaries WHERE (tenant, session) IN (SELECT * FROM unnest(%s::text[], %s::text[]))""",
@@ -51,10 +52,14 @@ INSERT INTO sessions (tenant, id, message_count, hot_count, hot_bytes, cutoff, f
 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (tenant, id) DO NOTHING""",
     "messages": """
-INSERT INTO messages (id, tenant, session, role, content, sender, at, meta, size, idem_key, fts)
+INSERT INTO messages (id, tenant, session, role, content, sender, at, meta, size, idem_key, seq,
+                      fts)
 OVERRIDING SYSTEM VALUE
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s::json, %s, %s, to_tsvector('memstrata_text', %s))
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s::json, %s, %s, %s, to_tsvector('memstrata_text', %s))
 ON CONFLICT (tenant, id) DO NOTHING""",
+    "tenants": """
+INSERT INTO tenants (tenant, next_seq) VALUES (%s, %s)
+ON CONFLICT (tenant) DO UPDATE SET next_seq = greatest(tenants.next_seq, excluded.next_seq)""",
     "summaries": """
 INSERT INTO summaries (tenant, session, kind, body, cursor, created_at, tokens_in, tokens_out)
 VALUES (%s, %s, %s, %s::json, %s, %s, %s, %s)

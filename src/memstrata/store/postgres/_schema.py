@@ -186,4 +186,33 @@ ALTER TABLE api_keys ADD COLUMN scopes text NOT NULL DEFAULT 'read write',
     ADD COLUMN messages_per_day bigint, ADD COLUMN stored_bytes bigint;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3_KEY_SCOPES)
+# Message numbers per tenant, as in SQLite: ``messages.seq`` is the id a tenant sees (its
+# first message is 1; other tenants' writes leave no gap in it), taken from the tenant's row
+# in ``tenants`` inside the append's transaction (the row stays locked until commit, so a
+# tenant's numbers commit in order and none is lost or given twice). The row id stays the
+# internal key (vectors, the queue). Existing messages keep their ids as their numbers, and
+# every tenant already known continues past every id the sequence gave out.
+_V4_TENANT_NUMBERS = """
+CREATE TABLE tenants (
+    tenant   text COLLATE "C" PRIMARY KEY,
+    next_seq bigint NOT NULL CHECK (next_seq >= 1)
+);
+
+ALTER TABLE messages ADD COLUMN seq bigint;
+UPDATE messages SET seq = id;
+ALTER TABLE messages ALTER COLUMN seq SET NOT NULL;
+
+INSERT INTO tenants (tenant, next_seq)
+SELECT t.tenant,
+       1 + greatest(coalesce(pg_sequence_last_value(
+                                 pg_get_serial_sequence('messages', 'id')::regclass), 0),
+                    coalesce((SELECT max(id) FROM messages), 0))
+FROM (SELECT tenant FROM messages UNION SELECT tenant FROM sessions
+      UNION SELECT tenant FROM api_keys) t;
+
+DROP INDEX messages_by_session;
+CREATE INDEX messages_by_session ON messages (tenant, session, seq);
+CREATE UNIQUE INDEX messages_by_seq ON messages (tenant, seq);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3_KEY_SCOPES, _V4_TENANT_NUMBERS)

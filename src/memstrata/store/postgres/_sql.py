@@ -3,8 +3,11 @@ runs, once, as constants (the vector side is in ``_vectors_sql``)."""
 
 from __future__ import annotations
 
-MESSAGE_COLUMNS = "id, session, role, content, sender, at, meta"
-M_COLUMNS = "m.id, m.session, m.role, m.content, m.sender, m.at, m.meta"
+# A message's id as its tenant sees it is its number within the tenant (``seq``); the row id
+# is internal (vectors and the indexer's queue refer to it). Within one tenant both grow
+# together, so cutoffs and cursors (tenant numbers) compare with ``seq``.
+MESSAGE_COLUMNS = "seq, session, role, content, sender, at, meta"
+M_COLUMNS = "m.seq, m.session, m.role, m.content, m.sender, m.at, m.meta"
 
 # -- migrations ------------------------------------------------------------------------------
 
@@ -50,9 +53,17 @@ SELECT %(tenant)s, %(session)s, %(now)s FROM (SELECT pg_advisory_xact_lock_share
 ON CONFLICT (tenant, id) DO UPDATE SET active_at = sessions.active_at"""
 
 INSERT_MESSAGE = """
-INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, idem_key, fts)
-VALUES (%s, %s, %s, %s, %s, %s, %s::json, %s, %s, to_tsvector('memstrata_text', %s))
+INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, idem_key, fts,
+                      seq)
+VALUES (%s, %s, %s, %s, %s, %s, %s::json, %s, %s, to_tsvector('memstrata_text', %s), %s)
 RETURNING id"""
+
+# Takes %(n)s numbers for the tenant; returns the number after the last one taken. The row
+# stays locked until the append commits: a tenant's numbers commit in the order taken.
+TAKE_NUMBERS = """
+INSERT INTO tenants (tenant, next_seq) VALUES (%(tenant)s, 1 + %(n)s)
+ON CONFLICT (tenant) DO UPDATE SET next_seq = tenants.next_seq + %(n)s
+RETURNING next_seq"""
 
 # The bulk path of an append (``_bulk``): ids are taken from the identity's sequence first (in
 # increasing order, after the session's row is locked, so they keep the commit order that
@@ -63,12 +74,13 @@ RESERVE_IDS = """
 SELECT nextval(pg_get_serial_sequence('messages', 'id')) AS id FROM generate_series(1, %s)
 ORDER BY id"""
 COPY_MESSAGES = """
-COPY messages (tenant, id, session, role, content, sender, at, meta, size, idem_key, search)
+COPY messages (tenant, id, session, role, content, sender, at, meta, size, idem_key, search,
+               seq)
 FROM STDIN (FORMAT BINARY)"""
 # ``meta`` goes as its JSON text: in binary COPY a json value is its text, and psycopg's json
 # dumper would encode a str once more.
 COPY_TYPES = ("text", "int8", "text", "text", "text", "text", "int8", "text", "int8", "text",
-              "text")
+              "text", "int8")
 ENQUEUE_MANY = """
 INSERT INTO index_queue (tenant, message_id, session)
 SELECT %s, unnest(%s::bigint[]), %s
@@ -95,8 +107,8 @@ INSERT INTO sessions (tenant, id, active_at) VALUES (%s, %s, %s)
 ON CONFLICT (tenant, id) DO UPDATE SET active_at = excluded.active_at"""
 
 SELECT_HOT_ROWS = """
-SELECT id, role, size FROM messages WHERE tenant = %s AND session = %s AND id > %s
-ORDER BY id"""
+SELECT seq, role, size FROM messages WHERE tenant = %s AND session = %s AND seq > %s
+ORDER BY seq"""
 
 UPDATE_CUTOFF = """
 UPDATE sessions SET cutoff = %s, hot_count = %s, hot_bytes = %s,
@@ -107,7 +119,7 @@ WHERE tenant = %s AND id = %s"""
 
 SELECT_RECENT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = %s AND session = %s
-ORDER BY id DESC LIMIT %s"""
+ORDER BY seq DESC LIMIT %s"""
 
 # What context() needs in one statement (one snapshot, no BEGIN/COMMIT): the newest messages,
 # each with the summary's columns (NULL when there is none); one row of NULL message columns
@@ -118,35 +130,35 @@ SELECT {M_COLUMNS}, u.session, u.kind, u.body::text, u.cursor, u.created_at, u.t
 FROM (SELECT 1) one
 LEFT JOIN LATERAL (SELECT {MESSAGE_COLUMNS} FROM messages
                    WHERE tenant = %(tenant)s AND session = %(session)s
-                   ORDER BY id DESC LIMIT %(n)s) m ON true
+                   ORDER BY seq DESC LIMIT %(n)s) m ON true
 LEFT JOIN summaries u ON u.tenant = %(tenant)s AND u.session = %(session)s"""
 
-SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = %s AND id = %s"
+SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = %s AND seq = %s"
 
 SELECT_KEYS = """
-SELECT id, idem_key FROM messages
-WHERE tenant = %s AND id = ANY(%s::bigint[]) AND idem_key IS NOT NULL"""
+SELECT seq, idem_key FROM messages
+WHERE tenant = %s AND seq = ANY(%s::bigint[]) AND idem_key IS NOT NULL"""
 
 SELECT_BEFORE = f"""
-SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = %s AND session = %s AND id < %s
-ORDER BY id DESC LIMIT %s"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = %s AND session = %s AND seq < %s
+ORDER BY seq DESC LIMIT %s"""
 
 SELECT_AFTER = f"""
-SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = %s AND session = %s AND id > %s
-ORDER BY id LIMIT %s"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = %s AND session = %s AND seq > %s
+ORDER BY seq LIMIT %s"""
 
 SELECT_AFTER_CURSOR = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
-WHERE tenant = %s AND session = %s AND id > %s AND id <= %s
-ORDER BY id LIMIT %s"""
+WHERE tenant = %s AND session = %s AND seq > %s AND seq <= %s
+ORDER BY seq LIMIT %s"""
 
 SELECT_PAGE_SESSION = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
-WHERE tenant = %s AND session = %s AND id < %s AND at >= %s ORDER BY id DESC LIMIT %s"""
+WHERE tenant = %s AND session = %s AND seq < %s AND at >= %s ORDER BY seq DESC LIMIT %s"""
 
 SELECT_PAGE_TENANT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
-WHERE tenant = %s AND id < %s AND at >= %s ORDER BY id DESC LIMIT %s"""
+WHERE tenant = %s AND seq < %s AND at >= %s ORDER BY seq DESC LIMIT %s"""
 
 # -- keyword search --------------------------------------------------------------------------
 
@@ -162,29 +174,29 @@ SELECT_FTS_SESSION = f"""
 SELECT {M_COLUMNS}, ts_rank(m.fts, q.q, 1) AS score
 FROM (SELECT {ANY_TERM} AS q) q JOIN messages m ON m.fts @@ q.q
 WHERE m.tenant = %(tenant)s AND m.session = %(session)s AND m.at >= %(low)s
-ORDER BY score DESC, m.id DESC LIMIT %(limit)s"""
+ORDER BY score DESC, m.seq DESC LIMIT %(limit)s"""
 
 SELECT_FTS_TENANT = f"""
 SELECT {M_COLUMNS}, ts_rank(m.fts, q.q, 1) AS score
 FROM (SELECT {ANY_TERM} AS q) q JOIN messages m ON m.fts @@ q.q
-WHERE m.tenant = %(tenant)s AND m.id > %(lo)s AND m.id <= %(hi)s AND m.at >= %(low)s
-ORDER BY score DESC, m.id DESC LIMIT %(limit)s"""
+WHERE m.tenant = %(tenant)s AND m.seq > %(lo)s AND m.seq <= %(hi)s AND m.at >= %(low)s
+ORDER BY score DESC, m.seq DESC LIMIT %(limit)s"""
 
-# The newest span of a tenant, read through the primary key (a subquery with its own LIMIT,
-# which the planner cannot merge), each row tested against the query: the cost is the span's,
-# however many matches the word has in the whole tenant. Through the GIN index, a common word
-# at 1,000,000 messages fetched every one of its matches and dropped those outside the span.
-# (The span holds at most ``hi - lo`` ids, so the LIMIT never cuts it.)
+# The newest span of a tenant's numbers, read through the (tenant, seq) index (a subquery
+# with its own LIMIT, which the planner cannot merge), each row tested against the query: the
+# cost is the span's, however many matches the word has in the whole tenant. Through the GIN
+# index, a common word at 1,000,000 messages fetched every one of its matches and dropped those
+# outside the span. (The span holds at most ``hi - lo`` numbers, so the LIMIT never cuts it.)
 SELECT_FTS_TENANT_NEWEST = f"""
 SELECT {M_COLUMNS}, ts_rank(m.fts, q.q, 1) AS score
 FROM (SELECT {ANY_TERM} AS q) q,
      (SELECT {MESSAGE_COLUMNS}, fts FROM messages
-      WHERE tenant = %(tenant)s AND id > %(lo)s AND id <= %(hi)s
-      ORDER BY id DESC LIMIT %(hi)s - %(lo)s) m
+      WHERE tenant = %(tenant)s AND seq > %(lo)s AND seq <= %(hi)s
+      ORDER BY seq DESC LIMIT %(hi)s - %(lo)s) m
 WHERE m.fts @@ q.q AND m.at >= %(low)s
-ORDER BY score DESC, m.id DESC LIMIT %(limit)s"""
+ORDER BY score DESC, m.seq DESC LIMIT %(limit)s"""
 
-SELECT_TENANT_MAX_ID = "SELECT coalesce(max(id), 0) FROM messages WHERE tenant = %s"
+SELECT_TENANT_MAX_ID = "SELECT coalesce(max(seq), 0) FROM messages WHERE tenant = %s"
 
 # Case-insensitive for ASCII only, as SQLite's lower() and the Python side's ascii_lower:
 # under the "C" collation lower() maps A-Z and nothing else, at a byte per step (a translate()
@@ -205,21 +217,21 @@ SELECT_HOT_SUBSTRING_SESSION = f"""
 SELECT {M_COLUMNS} FROM (
     SELECT {MESSAGE_COLUMNS} FROM messages
     WHERE tenant = %(tenant)s AND session = %(session)s
-      AND id > (SELECT cutoff FROM sessions WHERE tenant = %(tenant)s AND id = %(session)s)
-    ORDER BY id DESC LIMIT %(span)s) m
+      AND seq > (SELECT cutoff FROM sessions WHERE tenant = %(tenant)s AND id = %(session)s)
+    ORDER BY seq DESC LIMIT %(span)s) m
 WHERE m.at >= %(low)s AND {ANY_LITERAL}
-ORDER BY m.id DESC LIMIT %(limit)s"""
+ORDER BY m.seq DESC LIMIT %(limit)s"""
 
 SELECT_HOT_SUBSTRING_TENANT = f"""
 SELECT {M_COLUMNS} FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE m.tenant = %(tenant)s AND m.id > %(lo)s AND m.id > s.cutoff AND m.at >= %(low)s
+WHERE m.tenant = %(tenant)s AND m.seq > %(lo)s AND m.seq > s.cutoff AND m.at >= %(low)s
   AND {ANY_LITERAL}
-ORDER BY m.id DESC LIMIT %(limit)s"""
+ORDER BY m.seq DESC LIMIT %(limit)s"""
 
 # -- summaries and sessions ------------------------------------------------------------------
 
 COUNT_BETWEEN = """
-SELECT count(*) FROM messages WHERE tenant = %s AND session = %s AND id > %s AND id < %s"""
+SELECT count(*) FROM messages WHERE tenant = %s AND session = %s AND seq > %s AND seq < %s"""
 
 SELECT_SUMMARY = """
 SELECT session, kind, body::text, cursor, created_at, tokens_in, tokens_out
@@ -264,7 +276,7 @@ WHERE tenant = %s AND id = %s"""
 DELETE_SESSION = "DELETE FROM sessions WHERE tenant = %s AND id = %s"
 DELETE_SUMMARY_RUN = "DELETE FROM summary_runs WHERE tenant = %s AND session = %s"
 
-SELECT_FOR_FORGET = "SELECT session FROM messages WHERE tenant = %s AND id = %s"
+SELECT_FOR_FORGET = "SELECT session, id FROM messages WHERE tenant = %s AND seq = %s"
 DELETE_MESSAGE = "DELETE FROM messages WHERE tenant = %s AND id = %s RETURNING size"
 
 UNCOUNT_MESSAGE = """
@@ -373,7 +385,7 @@ LEFT JOIN summaries u ON u.tenant = s.tenant AND u.session = s.id
 LEFT JOIN summary_runs r ON r.tenant = s.tenant AND r.session = s.id
 WHERE (%(tenant)s::text IS NULL OR s.tenant = %(tenant)s) AND NOT starts_with(s.id, 'temp-')
   AND s.message_count > 0 AND (r.retry_at IS NULL OR r.retry_at <= %(now)s)
-  AND (SELECT max(m.id) FROM messages m WHERE m.tenant = s.tenant AND m.session = s.id)
+  AND (SELECT max(m.seq) FROM messages m WHERE m.tenant = s.tenant AND m.session = s.id)
       > coalesce(u.cursor, 0)
 ORDER BY s.active_at, s.tenant, s.id
 LIMIT %(limit)s"""
@@ -386,6 +398,6 @@ WHERE s.summary_due > 0 AND (%(tenant)s::text IS NULL OR s.tenant = %(tenant)s)
   AND NOT starts_with(s.id, 'temp-') AND s.summary_due > coalesce(u.cursor, 0)
   AND (r.retry_at IS NULL OR r.retry_at <= %(now)s)
   AND EXISTS (SELECT 1 FROM messages m WHERE m.tenant = s.tenant AND m.session = s.id
-                AND m.id > coalesce(u.cursor, 0) AND m.id <= s.summary_due)
+                AND m.seq > coalesce(u.cursor, 0) AND m.seq <= s.summary_due)
 ORDER BY s.active_at, s.tenant, s.id
 LIMIT %(limit)s"""

@@ -112,16 +112,16 @@ class PostgresStore:
                            ).fetchone()
             if found is None:
                 return False
-            session = str(found[0])
+            session, rowid = str(found[0]), int(found[1])
             await c.execute(sql.LOCK_EXISTING_SESSION, (tenant, session))
-            gone = await (await c.execute(sql.DELETE_MESSAGE, (tenant, message_id))).fetchone()
+            gone = await (await c.execute(sql.DELETE_MESSAGE, (tenant, rowid))).fetchone()
             if gone is None:
                 return False  # forgotten by another writer meanwhile
             await c.execute(sql.UNCOUNT_MESSAGE, {"id": message_id, "size": int(gone[0]),
                                                   "tenant": tenant, "session": session})
             nxt = await c.execute(vsql.SELECT_NEXT_VECTOR, {"tenant": tenant,
                                                             "session": session,
-                                                            "id": message_id})
+                                                            "seq": message_id})
             for (after,) in await nxt.fetchall():
                 await c.execute(vsql.DELETE_VECTOR, (tenant, after))
                 await c.execute(vsql.ENQUEUE, (tenant, after, session))

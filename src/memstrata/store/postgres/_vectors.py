@@ -52,10 +52,13 @@ class PostgresVectors:
     async def put(self, worker: str, model: str, dim: int,
                   items: Sequence[tuple[int, bytes]]) -> int:
         """Store vectors for messages still claimed by ``worker``; release the rest."""
-        blobs = dict(items)
-        ids = list(blobs)
+        by_number = dict(items)
 
         async def body(c: Conn) -> int:
+            # The batch is one tenant's (see CLAIM_BATCH): its numbers name its claims' rows.
+            cur = await c.execute(vsql.CLAIMED_ROWS, (worker, list(by_number)))
+            blobs = {int(mid): by_number[int(n)] for n, mid in await cur.fetchall()}
+            ids = list(blobs)
             # Sessions' rows first, then queue entries: the order every writer locks in.
             cur = await c.execute(vsql.SELECT_CLAIM_SESSIONS, (worker, ids))
             touched = [(str(t), str(s)) for t, s in await cur.fetchall()]

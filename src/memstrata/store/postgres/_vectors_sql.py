@@ -9,20 +9,31 @@ ENQUEUE = """
 INSERT INTO index_queue (tenant, message_id, session) VALUES (%s, %s, %s)
 ON CONFLICT DO NOTHING"""
 
-DROP_COLD_VECTORS = """
-DELETE FROM vectors WHERE tenant = %s AND session = %s AND message_id <= %s"""
-DROP_COLD_QUEUE = """
-DELETE FROM index_queue WHERE tenant = %s AND session = %s AND message_id <= %s"""
+# Behind a cutoff (a tenant number): up to the row id of the session's last message there.
+_ROW_AT_CUTOFF = """(SELECT id FROM messages
+     WHERE tenant = %(tenant)s AND session = %(session)s AND seq <= %(cutoff)s
+     ORDER BY seq DESC LIMIT 1)"""
+DROP_COLD_VECTORS = f"""
+DELETE FROM vectors WHERE tenant = %(tenant)s AND session = %(session)s
+  AND message_id <= {_ROW_AT_CUTOFF}"""
+DROP_COLD_QUEUE = f"""
+DELETE FROM index_queue WHERE tenant = %(tenant)s AND session = %(session)s
+  AND message_id <= {_ROW_AT_CUTOFF}"""
 
 BUMP_VECTOR_VERSION = """
 UPDATE sessions SET vector_version = nextval('vector_versions') WHERE tenant = %s AND id = %s"""
 
 # Claim the oldest unclaimed (or stale) entries, skipping rows another claim has locked, and
-# return each message with the text and sender of the one before it in its session.
+# return each message with the text and sender of the one before it in its session. A batch
+# holds one tenant's messages (the tenant asked for, or the one whose message waited longest),
+# so the numbers its vectors come back under are unambiguous.
 CLAIM_BATCH = f"""
 WITH picked AS (
     SELECT tenant, message_id FROM index_queue
-    WHERE (%(tenant)s::text IS NULL OR tenant = %(tenant)s)
+    WHERE tenant = coalesce(%(tenant)s::text, (
+            SELECT tenant FROM index_queue
+            WHERE claimed_by IS NULL OR claimed_at < %(stale)s
+            ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED))
       AND (claimed_by IS NULL OR claimed_at < %(stale)s)
     ORDER BY message_id LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED),
@@ -34,9 +45,15 @@ SELECT {M_COLUMNS}, m.tenant, p.content, p.sender
 FROM claimed c JOIN messages m ON m.tenant = c.tenant AND m.id = c.message_id
 LEFT JOIN LATERAL (
     SELECT b.content, b.sender FROM messages b
-    WHERE b.tenant = m.tenant AND b.session = m.session AND b.id < m.id
-    ORDER BY b.id DESC LIMIT 1) p ON true
+    WHERE b.tenant = m.tenant AND b.session = m.session AND b.seq < m.seq
+    ORDER BY b.seq DESC LIMIT 1) p ON true
 ORDER BY m.id"""
+
+# The row ids of the worker's claims, by the numbers its batch was handed (one tenant's).
+CLAIMED_ROWS = """
+SELECT m.seq, q.message_id FROM index_queue q
+JOIN messages m ON m.tenant = q.tenant AND m.id = q.message_id
+WHERE q.claimed_by = %s AND m.seq = ANY(%s::bigint[])"""
 
 # The sessions of the worker's claims among the given ids (read first, so their rows can be
 # locked before the queue's: every writer takes a session's row before its queue entries).
@@ -81,13 +98,13 @@ WHERE s.tenant = %s AND EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = s.tenan
                                                          AND v.session = s.id)"""
 
 SELECT_HOT_FOR_SEARCH = """
-SELECT m.id, m.content, m.sender, m.at, v.vec
+SELECT m.seq, m.content, m.sender, m.at, v.vec
 FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 LEFT JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id AND v.model = %s
                    AND v.dim = %s
-WHERE m.tenant = %s AND m.session = %s AND m.id > s.cutoff
-ORDER BY m.id"""
+WHERE m.tenant = %s AND m.session = %s AND m.seq > s.cutoff
+ORDER BY m.seq"""
 
 COUNT_OTHER_MODEL_VECTORS = "SELECT count(*) FROM vectors WHERE tenant = %s AND model <> %s"
 
@@ -103,7 +120,7 @@ REQUEUE_HOT = """
 INSERT INTO index_queue (tenant, message_id, session)
 SELECT m.tenant, m.id, m.session FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE m.tenant = %s AND m.id > s.cutoff
+WHERE m.tenant = %s AND m.seq > s.cutoff
 ON CONFLICT DO NOTHING"""
 
 # -- messages written with no embedder ------------------------------------------------------
@@ -122,7 +139,7 @@ _UNINDEXED = """
 INSERT INTO index_queue (tenant, message_id, session)
 SELECT m.tenant, m.id, m.session FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE {tenant} m.id > %(low)s AND m.id <= %(high)s AND m.id > s.cutoff
+WHERE {tenant} m.id > %(low)s AND m.id <= %(high)s AND m.seq > s.cutoff
   AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = m.tenant AND v.message_id = m.id)
 ON CONFLICT DO NOTHING"""
 QUEUE_UNINDEXED_TENANT = _UNINDEXED.format(tenant="m.tenant = %(tenant)s AND")
@@ -137,8 +154,9 @@ ON CONFLICT (tenant) DO UPDATE SET upto = greatest(index_marks.upto, excluded.up
 SELECT_NEXT_VECTOR = """
 SELECT v.message_id FROM vectors v
 WHERE v.tenant = %(tenant)s AND v.message_id = (
-    SELECT min(id) FROM messages
-    WHERE tenant = %(tenant)s AND session = %(session)s AND id > %(id)s)"""
+    SELECT id FROM messages
+    WHERE tenant = %(tenant)s AND session = %(session)s AND seq > %(seq)s
+    ORDER BY seq LIMIT 1)"""
 DELETE_VECTOR = "DELETE FROM vectors WHERE tenant = %s AND message_id = %s"
 
 # -- deltas of the hot tier for search indexes kept in a process ----------------------------
@@ -149,29 +167,31 @@ DELETE_VECTOR = "DELETE FROM vectors WHERE tenant = %s AND message_id = %s"
 SELECT_HOT_MARKS = """
 SELECT s.id, s.vector_version, s.cutoff,
        (SELECT count(*) FROM messages m
-        WHERE m.tenant = s.tenant AND m.session = s.id AND m.id > s.cutoff),
+        WHERE m.tenant = s.tenant AND m.session = s.id AND m.seq > s.cutoff),
        (SELECT count(*) FROM vectors v
-        WHERE v.tenant = s.tenant AND v.session = s.id AND v.message_id > s.cutoff)
+        JOIN messages m ON m.tenant = v.tenant AND m.id = v.message_id
+        WHERE v.tenant = s.tenant AND v.session = s.id AND m.seq > s.cutoff)
 FROM sessions s
 WHERE s.tenant = %(tenant)s AND (%(sessions)s::text[] IS NULL OR s.id = ANY(%(sessions)s))"""
 SELECT_HOT_AFTER = """
-SELECT m.session, m.id, m.content, m.sender, m.at, v.vec
+SELECT m.session, m.seq, m.content, m.sender, m.at, v.vec
 FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 LEFT JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id AND v.model = %(model)s
                    AND v.dim = %(dim)s
-WHERE m.tenant = %(tenant)s AND m.id > %(after)s AND m.id > s.cutoff
+WHERE m.tenant = %(tenant)s AND m.seq > %(after)s AND m.seq > s.cutoff
   AND (%(sessions)s::text[] IS NULL OR m.session = ANY(%(sessions)s))
-ORDER BY m.session, m.id"""
+ORDER BY m.session, m.seq"""
 SELECT_PENDING_VECTORS = """
-SELECT v.message_id, v.vec FROM vectors v
-WHERE v.tenant = %(tenant)s AND v.message_id = ANY(%(ids)s) AND v.model = %(model)s
+SELECT m.seq, v.vec FROM messages m
+JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id
+WHERE m.tenant = %(tenant)s AND m.seq = ANY(%(ids)s) AND v.model = %(model)s
   AND v.dim = %(dim)s"""
 SELECT_HOT_IDS = """
-SELECT m.id, v.message_id IS NOT NULL
+SELECT m.seq, v.message_id IS NOT NULL
 FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 LEFT JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id AND v.model = %(model)s
                    AND v.dim = %(dim)s
-WHERE m.tenant = %(tenant)s AND m.session = %(session)s AND m.id > s.cutoff
-ORDER BY m.id"""
+WHERE m.tenant = %(tenant)s AND m.session = %(session)s AND m.seq > s.cutoff
+ORDER BY m.seq"""

@@ -46,29 +46,34 @@ def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
                     out.append(row_message(row))
                     check_same(out[-1], d)
                     continue
-            cur = c.execute(sql.INSERT_MESSAGE, _insert_params(tenant, session, d))
+            seq = _take_numbers(c, tenant, 1)
+            cur = c.execute(sql.INSERT_MESSAGE, _insert_params(tenant, session, d, seq))
             fresh.append(d)
-            out.extend(stored_messages((int(cur.lastrowid or 0),), session, (d,)))
-            c.execute(sql.INDEX_MESSAGE, (out[-1].id, fts_body(d.content),
+            out.extend(stored_messages((seq,), session, (d,)))
+            rowid = int(cur.lastrowid or 0)
+            c.execute(sql.INDEX_MESSAGE, (rowid, fts_body(d.content),
                                           scope_tokens(tenant, session)))
             if index:
-                c.execute(sql.ENQUEUE, (out[-1].id, tenant, session))
+                c.execute(sql.ENQUEUE, (rowid, tenant, session))
         return out, fresh
     return _insert_all(c, tenant, session, drafts, index), list(drafts)
 
 
 def _insert_all(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
                 index: bool) -> list[Message]:
-    # One writer holds the lock and ids come from AUTOINCREMENT, so a batch gets consecutive
-    # ids ending at last_insert_rowid().
-    c.executemany(sql.INSERT_MESSAGE, [_insert_params(tenant, session, d) for d in drafts])
+    # One writer holds the lock and row ids come from AUTOINCREMENT, so a batch gets
+    # consecutive row ids ending at last_insert_rowid(), and consecutive tenant numbers.
+    first = _take_numbers(c, tenant, len(drafts))
+    seqs = range(first, first + len(drafts))
+    c.executemany(sql.INSERT_MESSAGE, [_insert_params(tenant, session, d, n)
+                                       for d, n in zip(drafts, seqs, strict=True)])
     last = int(c.execute("SELECT last_insert_rowid()").fetchone()[0])
     ids = range(last - len(drafts) + 1, last + 1)
     bodies = bigram_texts([d.content for d in drafts])
     c.executemany(sql.INDEX_MESSAGE, zip(ids, bodies, repeat(scope_tokens(tenant, session))))
     if index:
         c.executemany(sql.ENQUEUE, zip(ids, repeat(tenant), repeat(session)))
-    return stored_messages(ids, session, drafts)
+    return stored_messages(seqs, session, drafts)
 
 
 def _insert_keyed_batch(c: sqlite3.Connection, tenant: str, session: str,
@@ -116,5 +121,13 @@ def _compact(c: sqlite3.Connection, tenant: str, session: str, cutoff: int,
     c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
 
 
-def _insert_params(tenant: str, session: str, d: Draft) -> tuple[Any, ...]:
-    return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size, d.key)
+def _take_numbers(c: sqlite3.Connection, tenant: str, n: int) -> int:
+    """Take ``n`` consecutive numbers of the tenant (the ids its messages are known by); the
+    first of them."""
+    after = int(c.execute(sql.TAKE_NUMBERS, (tenant, n)).fetchone()[0])
+    return after - n
+
+
+def _insert_params(tenant: str, session: str, d: Draft, seq: int) -> tuple[Any, ...]:
+    return (tenant, session, d.role, d.content, d.sender, d.at, d.meta_json, d.size, d.key,
+            seq)

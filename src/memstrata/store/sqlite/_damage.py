@@ -21,8 +21,11 @@ SELECT_FTS_TABLES = """
 SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'"""
 # Reading every column of every row (overflow pages included) of a table.
 SCAN_TABLE = 'SELECT * FROM "{name}" NOT INDEXED'
-# Walking every page of an index (a partial index needs its own WHERE to be usable).
-COUNT_INDEX = 'SELECT count(*) FROM "{table}" INDEXED BY "{name}"{where}'
+# Walking every page of an index (a partial index needs its own WHERE to be usable). It counts
+# a column of the index: for ``count(*)`` SQLite reads the table's smallest index whatever
+# INDEXED BY names, so a damaged larger index would pass unread.
+COUNT_INDEX = 'SELECT count({column}) FROM "{table}" INDEXED BY "{name}"{where}'
+SELECT_FIRST_INDEX_COLUMN = "SELECT name FROM pragma_index_info(?) ORDER BY seqno LIMIT 1"
 # With rank = 1 FTS5 also rebuilds each row's entries from the content and compares them with
 # the index: without it, an external-content index that lacks a message's entries passes.
 # It costs about four times as long (some 1.6 s per 100,000 messages); this is an explicit check.
@@ -38,6 +41,7 @@ _HOLDS = {
     "summary_runs": "summary leases and back-off",
     "schema_version": "the schema version",
     "sqlite_sequence": "the message id counter",
+    "tenants": "each tenant's next message number",
 }
 _FTS_SHADOWS = ("_data", "_idx", "_docsize", "_config", "_content")
 _TREE = re.compile(r"\b(?:Tree|Page|tree page) (\d+)\b")
@@ -126,7 +130,9 @@ def _unreadable(c: sqlite3.Connection, objects: list[tuple[object, ...]],
                     pass
             elif kind == "index":
                 where = re.split(r"\bWHERE\b", str(sql), flags=re.I)[1:] if sql else []
-                c.execute(COUNT_INDEX.format(table=table, name=name,
+                first = c.execute(SELECT_FIRST_INDEX_COLUMN, (name,)).fetchone()
+                column = f'"{first[0]}"' if first is not None and first[0] else "*"
+                c.execute(COUNT_INDEX.format(table=table, name=name, column=column,
                                              where=f" WHERE {where[-1]}" if where else ""))
         except sqlite3.DatabaseError as exc:
             out.setdefault(describe(str(kind), str(name), str(table), fts_tables), str(exc))

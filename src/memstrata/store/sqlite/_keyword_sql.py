@@ -62,7 +62,9 @@ def ranked(c: sqlite3.Connection, tenant: str, session: str | None, match: str |
     if not wanted:
         return []
     wanted_json = json.dumps(wanted)
-    rows = {r[0]: r for r in c.execute(sql.SELECT_MESSAGES_BY_IDS, (wanted_json, tenant, low))}
+    # Keyed by row id (what the index holds); each row is the message's columns.
+    rows = {r[0]: r[1:] for r in c.execute(sql.SELECT_MESSAGES_BY_IDS,
+                                           (wanted_json, tenant, low))}
     sizes = dict(c.execute(sql.SELECT_DOC_SIZES, (wanted_json,)).fetchall())
     docs = {i: (r[3].lower(), _words(sizes.get(i))) for i, r in rows.items()}
     length = None

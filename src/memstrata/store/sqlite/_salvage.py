@@ -233,7 +233,9 @@ def _copy(src: sqlite3.Connection | None, tables: set[str] | None, source: str, 
 
     live = live_ids(src, sql.LIVE_MESSAGE_IDS)
     bound = upper_bound(src, sql.MESSAGE_BOUNDS, live[0])
-    messages = _rowid_table(src, out, sql.READ_MESSAGES, sql.READ_MESSAGE, bound, live,
+    numbered = _has_numbers(src)
+    messages = _rowid_table(src, out, sql.READ_MESSAGES if numbered else sql.READ_OLD_MESSAGES,
+                            sql.READ_MESSAGE if numbered else sql.READ_OLD_MESSAGE, bound, live,
                             sql.WRITE_MESSAGE, _valid_message, keys)
     errors = _rowid_table(src, out, sql.READ_ERRORS, sql.READ_ERROR,
                           upper_bound(src, sql.ERROR_BOUNDS), live_ids(src, sql.LIVE_ERROR_SEQS),
@@ -268,6 +270,7 @@ def _copy(src: sqlite3.Connection | None, tables: set[str] | None, source: str, 
     top = max(bound, messages.gaps.tail or 0, *messages.from_pages, 0)
     out.execute(sql.KEEP_MESSAGE_COUNTER, (top,))
     out.execute(sql.RAISE_MESSAGE_COUNTER, (top,))
+    _number_tenants(src, out, top, numbered and has("tenants"))
     counts = {name: int(out.execute(query).fetchone()[0]) for name, query in sql.COUNT_COPIED}
     summary_lost = len(summaries.failed - set(summaries.rows)) + summary_invalid
     return SalvageReport(
@@ -300,6 +303,34 @@ def _rowid_table(src: sqlite3.Connection | None, out: sqlite3.Connection, read_r
     return table
 
 
+def _has_numbers(src: sqlite3.Connection | None) -> bool:
+    """Whether the source's messages carry their tenant numbers (``True`` when the schema
+    cannot be read: then the page scan tells by each record's length)."""
+    if src is None:
+        return True
+    try:
+        return bool(src.execute(sql.MESSAGE_HAS_SEQ).fetchone()[0])
+    except sqlite3.DatabaseError:
+        return True
+
+
+def _number_tenants(src: sqlite3.Connection | None, out: sqlite3.Connection, top: int,
+                    counted: bool) -> None:
+    """Each tenant's next number in the new file (see ``NUMBER_TENANTS``)."""
+    out.execute(sql.NUMBER_TENANTS)
+    known: list[Row] | None = None
+    if src is not None and counted:
+        try:
+            known = [tuple(r) for r in src.execute(sql.READ_TENANT_NUMBERS)]
+        except sqlite3.DatabaseError:
+            known = None
+    if known is None:
+        out.execute(sql.NUMBER_TENANTS_PAST, (top,))
+        return
+    out.executemany(sql.KEEP_TENANT_NUMBER,
+                    [r for r in known if _is_id(r[0]) and _is_int(r[1]) and int(r[1]) >= 1])
+
+
 def _copy_api_keys(src: sqlite3.Connection | None) -> list[Row]:
     """The service's API keys, when their table reads whole (a key half-read is no key)."""
     if src is None:
@@ -321,7 +352,9 @@ def _from_pages(source: str, out: sqlite3.Connection, messages: _Table, errors: 
         values, rowid = record.values, record.rowid
         if rowid is not None and values and values[0] is None:
             row = (rowid, *values[1:])
-            if len(row) == 11 and messages.wants(rowid) and _valid_message(row):
+            if len(row) == 11:  # a message from before tenant numbers: its id is its number
+                row = (*row, rowid)
+            if len(row) == 12 and messages.wants(rowid) and _valid_message(row):
                 _take(out, sql.WRITE_MESSAGE, row, messages)
             elif len(row) == 16 and errors.wants(rowid) and _valid_error(row):
                 _take(out, sql.WRITE_ERROR, row, errors)
@@ -370,8 +403,9 @@ def _json_of(value: object, kind: type) -> bool:
 
 
 def _valid_message(r: Row) -> bool:
-    mid, tenant, session, role, content, sender, at, meta, size, search, key = r
-    return (_is_int(mid) and mid > 0 and _is_id(tenant) and _is_id(session)
+    mid, tenant, session, role, content, sender, at, meta, size, search, key, seq = r
+    return (_is_int(mid) and mid > 0 and _is_int(seq) and seq > 0 and _is_id(tenant)
+            and _is_id(session)
             and role in ("user", "assistant") and isinstance(content, str)
             and _text_or_none(sender) and _is_int(at) and _is_int(size)
             and size == len(content.encode("utf-8", "surrogatepass"))

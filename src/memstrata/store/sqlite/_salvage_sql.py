@@ -6,15 +6,24 @@ from __future__ import annotations
 SOURCE_TABLES = "SELECT name FROM sqlite_schema WHERE type = 'table'"
 
 # -- messages (rowid table, read by id range; AUTOINCREMENT keeps its counter) ---------------
+# A message travels with its number within its tenant last (``seq``, the column a later schema
+# added); a file from before it has none, and its ids are its numbers.
 MESSAGE_COLUMNS = ("id, tenant, session, role, content, sender, at, meta, size, search_text, "
-                   "idem_key")
+                   "idem_key, seq")
+_OLD_MESSAGE_COLUMNS = MESSAGE_COLUMNS.replace(", seq", ", id")
 READ_MESSAGES = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id BETWEEN ? AND ? ORDER BY id"
 READ_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?"
+READ_OLD_MESSAGES = (f"SELECT {_OLD_MESSAGE_COLUMNS} FROM messages WHERE id BETWEEN ? AND ? "
+                     "ORDER BY id")
+READ_OLD_MESSAGE = f"SELECT {_OLD_MESSAGE_COLUMNS} FROM messages WHERE id = ?"
+MESSAGE_HAS_SEQ = "SELECT count(*) FROM pragma_table_info('messages') WHERE name = 'seq'"
 MESSAGE_BOUNDS = ("SELECT seq FROM sqlite_sequence WHERE name = 'messages'",
                   "SELECT max(id) FROM messages")
 # The ids of live messages, as two other b-trees hold them (forward, then backward, so a
 # damaged page in the middle still leaves both ends).
 LIVE_MESSAGE_IDS = (
+    ("SELECT id FROM messages INDEXED BY messages_by_seq ORDER BY tenant, seq",
+     "SELECT id FROM messages INDEXED BY messages_by_seq ORDER BY tenant DESC, seq DESC"),
     ("SELECT id FROM messages INDEXED BY messages_by_session ORDER BY tenant, session, id",
      "SELECT id FROM messages INDEXED BY messages_by_session "
      "ORDER BY tenant DESC, session DESC, id DESC"),
@@ -24,7 +33,7 @@ LIVE_MESSAGE_IDS = (
 # The indexed text is derived from the content now: an older file's stored copy is not kept.
 WRITE_MESSAGE = f"""
 INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS})
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?11)"""
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?11, ?12)"""
 KEEP_MESSAGE_COUNTER = """
 INSERT INTO sqlite_sequence (name, seq) SELECT 'messages', ?
 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'messages')"""
@@ -94,8 +103,8 @@ _OF_SESSION = "FROM messages m WHERE m.tenant = sessions.tenant AND m.session = 
 COUNT_SESSIONS = f"""
 UPDATE sessions SET
     message_count = (SELECT count(*) {_OF_SESSION}),
-    hot_count     = (SELECT count(*) {_OF_SESSION} AND m.id > sessions.cutoff),
-    hot_bytes     = (SELECT coalesce(sum(m.size), 0) {_OF_SESSION} AND m.id > sessions.cutoff),
+    hot_count     = (SELECT count(*) {_OF_SESSION} AND m.seq > sessions.cutoff),
+    hot_bytes     = (SELECT coalesce(sum(m.size), 0) {_OF_SESSION} AND m.seq > sessions.cutoff),
     first_at      = (SELECT min(m.at) {_OF_SESSION}),
     last_at       = (SELECT max(m.at) {_OF_SESSION})"""
 # Vectors exist only for hot messages that were copied.
@@ -103,12 +112,28 @@ DROP_STRAY_VECTORS = """
 DELETE FROM vectors WHERE NOT EXISTS (
     SELECT 1 FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
     WHERE m.id = vectors.message_id AND m.tenant = vectors.tenant
-      AND m.session = vectors.session AND m.id > s.cutoff)"""
+      AND m.session = vectors.session AND m.seq > s.cutoff)"""
 QUEUE_UNEMBEDDED = """
 INSERT OR IGNORE INTO index_queue (message_id, tenant, session)
 SELECT m.id, m.tenant, m.session
 FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE m.id > s.cutoff AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.message_id = m.id)"""
+WHERE m.seq > s.cutoff AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.message_id = m.id)"""
+# Each tenant's next number: past every number copied, past what the source's own counter
+# said (``KEEP_TENANT_NUMBER``), and, when that counter could not be read, past every id the
+# source gave out (a number is never above its message's row id), so none is given twice.
+NUMBER_TENANTS = """
+INSERT INTO tenants (tenant, next_seq)
+SELECT tenant, max(seq) + 1 FROM messages WHERE true GROUP BY tenant
+ON CONFLICT (tenant) DO UPDATE SET next_seq = max(next_seq, excluded.next_seq)"""
+READ_TENANT_NUMBERS = "SELECT tenant, next_seq FROM tenants"
+KEEP_TENANT_NUMBER = """
+INSERT INTO tenants (tenant, next_seq) VALUES (?, ?)
+ON CONFLICT (tenant) DO UPDATE SET next_seq = max(next_seq, excluded.next_seq)"""
+NUMBER_TENANTS_PAST = """
+INSERT INTO tenants (tenant, next_seq)
+SELECT tenant, ?1 + 1 FROM (SELECT tenant FROM messages UNION SELECT tenant FROM sessions)
+WHERE true
+ON CONFLICT (tenant) DO UPDATE SET next_seq = max(next_seq, excluded.next_seq)"""
 # The full-text index is derived from the messages copied (the store indexes its own inserts).
 REBUILD_MESSAGE_INDEX = "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')"
 COUNT_COPIED = (

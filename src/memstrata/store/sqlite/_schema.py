@@ -283,6 +283,35 @@ ALTER TABLE api_keys ADD COLUMN messages_per_day INTEGER;
 ALTER TABLE api_keys ADD COLUMN stored_bytes INTEGER;
 """
 
+# Message numbers per tenant: ``messages.seq`` is the id a tenant sees (its first message is 1,
+# and another tenant's writes leave no gap in its numbers); ``tenants.next_seq`` is the number
+# its next message gets, and never goes down, so a number is never given out twice. The row id
+# stays the internal key (full-text index, vectors, the indexer's queue). Within a tenant both
+# grow together, so sessions' cutoffs and summary cursors, which are numbers a tenant sees,
+# compare with ``seq``. Existing messages keep their ids as their numbers (a client that kept
+# an id still names the same message), and every tenant already known continues past the
+# highest id the file ever gave out.
+_V10_TENANT_NUMBERS = """
+CREATE TABLE tenants (
+    tenant   TEXT    PRIMARY KEY,
+    next_seq INTEGER NOT NULL CHECK (next_seq >= 1)
+) WITHOUT ROWID;
+
+ALTER TABLE messages ADD COLUMN seq INTEGER;
+UPDATE messages SET seq = id;
+
+INSERT INTO tenants (tenant, next_seq)
+SELECT tenant,
+       1 + max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0),
+               coalesce((SELECT max(id) FROM messages), 0))
+FROM (SELECT tenant FROM messages UNION SELECT tenant FROM sessions
+      UNION SELECT tenant FROM api_keys);
+
+DROP INDEX messages_by_session;
+CREATE INDEX messages_by_session ON messages (tenant, session, seq);
+CREATE UNIQUE INDEX messages_by_seq ON messages (tenant, seq);
+"""
+
 MIGRATIONS: tuple[str, ...] = (_V1, _V2_ERRORS, _V3_VECTORS, _V4_SUMMARY_RUNS, _V5_BACKGROUND,
                                _V6_API_KEYS, _V7_DERIVED_SEARCH_TEXT, _V8_FTS_MERGE,
-                               _V9_KEY_SCOPES)
+                               _V9_KEY_SCOPES, _V10_TENANT_NUMBERS)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-MESSAGE_COLUMNS = "id, session, role, content, sender, at, meta"
-_M_COLUMNS = "m.id, m.session, m.role, m.content, m.sender, m.at, m.meta"
+# A message's id as its tenant sees it is its number within the tenant (``seq``); the row id
+# is internal (the full-text index, vectors and the indexer's queue refer to it). Within one
+# tenant both grow together, so cutoffs and cursors (tenant numbers) compare with ``seq``.
+MESSAGE_COLUMNS = "seq, session, role, content, sender, at, meta"
+_M_COLUMNS = "m.seq, m.session, m.role, m.content, m.sender, m.at, m.meta"
 
 CREATE_VERSION_TABLE = """
 CREATE TABLE IF NOT EXISTS schema_version (
@@ -18,8 +21,15 @@ SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDE
 SELECT_VERSION_COLUMNS = "SELECT name FROM pragma_table_info('schema_version')"
 
 INSERT_MESSAGE = """
-INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, idem_key)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+INSERT INTO messages (tenant, session, role, content, sender, at, meta, size, idem_key, seq)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+
+# Takes ``?2`` numbers for the tenant ``?1``; returns the number after the last one taken.
+TAKE_NUMBERS = """
+INSERT INTO tenants (tenant, next_seq) VALUES (?1, 1 + ?2)
+ON CONFLICT (tenant) DO UPDATE SET next_seq = next_seq + ?2
+RETURNING next_seq"""
+SELECT_NEXT_NUMBER = "SELECT next_seq FROM tenants WHERE tenant = ?"
 
 # The store indexes what it inserts (see the schema's note on savepoints); triggers un-index.
 INDEX_MESSAGE = "INSERT INTO messages_fts (rowid, body, scope) VALUES (?, ?, ?)"
@@ -49,7 +59,8 @@ INSERT INTO sessions (tenant, id, active_at) VALUES (?, ?, ?)
 ON CONFLICT (tenant, id) DO UPDATE SET active_at = excluded.active_at"""
 
 SELECT_HOT_ROWS = """
-SELECT id, role, size FROM messages WHERE tenant = ? AND session = ? AND id > ? ORDER BY id"""
+SELECT seq, role, size FROM messages WHERE tenant = ? AND session = ? AND seq > ?
+ORDER BY seq"""
 
 UPDATE_CUTOFF = """
 UPDATE sessions SET cutoff = ?, hot_count = ?, hot_bytes = ?,
@@ -58,36 +69,36 @@ WHERE tenant = ? AND id = ?"""
 
 SELECT_RECENT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ?
-ORDER BY id DESC LIMIT ?"""
+ORDER BY seq DESC LIMIT ?"""
 
 COUNT_BETWEEN = """
-SELECT count(*) FROM messages WHERE tenant = ? AND session = ? AND id > ? AND id < ?"""
+SELECT count(*) FROM messages WHERE tenant = ? AND session = ? AND seq > ? AND seq < ?"""
 
-SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND id = ?"
+SELECT_MESSAGE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND seq = ?"
 
 SELECT_KEYS = """
-SELECT id, idem_key FROM messages
-WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) AND idem_key IS NOT NULL"""
+SELECT seq, idem_key FROM messages
+WHERE tenant = ? AND seq IN (SELECT value FROM json_each(?)) AND idem_key IS NOT NULL"""
 
 SELECT_BEFORE = f"""
-SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND id < ?
-ORDER BY id DESC LIMIT ?"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND seq < ?
+ORDER BY seq DESC LIMIT ?"""
 
 SELECT_AFTER = f"""
-SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND id > ?
-ORDER BY id LIMIT ?"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND seq > ?
+ORDER BY seq LIMIT ?"""
 
 SELECT_AFTER_CURSOR = f"""
-SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND id > ? AND id <= ?
-ORDER BY id LIMIT ?"""
+SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ? AND session = ? AND seq > ? AND seq <= ?
+ORDER BY seq LIMIT ?"""
 
 SELECT_PAGE_SESSION = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
-WHERE tenant = ? AND session = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
+WHERE tenant = ? AND session = ? AND seq < ? AND at >= ? ORDER BY seq DESC LIMIT ?"""
 
 SELECT_PAGE_TENANT = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
-WHERE tenant = ? AND id < ? AND at >= ? ORDER BY id DESC LIMIT ?"""
+WHERE tenant = ? AND seq < ? AND at >= ? ORDER BY seq DESC LIMIT ?"""
 
 # Keyword search (see ``_keyword_sql``): the ids of a scope's messages that hold one term,
 # newest first. The MATCH expression names the scope's token (session or tenant) beside the
@@ -121,13 +132,14 @@ SELECT_FTS_USERMERGE = "SELECT v FROM messages_fts_config WHERE k = 'usermerge'"
 SET_FTS_USERMERGE = "INSERT INTO messages_fts (messages_fts, rank) VALUES ('usermerge', 2)"
 MERGE_FTS = "INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', ?)"
 
-# ``+tenant``: found by id, never by walking the tenant's part of the session index.
+# By row id (what the full-text index holds), each row led by it; ``+tenant``: found by id,
+# never by walking the tenant's part of the session index.
 SELECT_MESSAGES_BY_IDS = f"""
-SELECT {MESSAGE_COLUMNS} FROM messages
+SELECT id, {MESSAGE_COLUMNS} FROM messages
 WHERE id IN (SELECT value FROM json_each(?)) AND +tenant = ? AND at >= ?"""
 
 # The substring scan reads the newest hot messages of the session only (the index on
-# (tenant, session, id) finds them); FTS5 covers the whole archive. It looks for any of the
+# (tenant, session, seq) finds them); FTS5 covers the whole archive. It looks for any of the
 # query's literals (a JSON array of lower-cased strings, see ``text.query_literals``).
 _ANY_LITERAL = ("EXISTS (SELECT 1 FROM json_each({needles}) n "
                 "WHERE instr(lower(m.content), n.value) > 0)")
@@ -136,20 +148,19 @@ SELECT {_M_COLUMNS} FROM messages m
 WHERE m.id IN (
     SELECT h.id FROM messages h
     WHERE h.tenant = ?1 AND h.session = ?2
-      AND h.id > (SELECT cutoff FROM sessions WHERE tenant = ?1 AND id = ?2)
-    ORDER BY h.id DESC LIMIT ?3)
+      AND h.seq > (SELECT cutoff FROM sessions WHERE tenant = ?1 AND id = ?2)
+    ORDER BY h.seq DESC LIMIT ?3)
   AND m.at >= ?4 AND {_ANY_LITERAL.format(needles="?5")}
-ORDER BY m.id DESC LIMIT ?6"""
+ORDER BY m.seq DESC LIMIT ?6"""
 
-SELECT_MAX_ID = "SELECT max(id) FROM messages"
-
-# ``+m.tenant`` keeps SQLite off the (tenant, session, id) index, which would visit every
-# message of the tenant: the newest ids are a range of the table itself, read newest first.
+# The tenant's newest numbers (from the index on (tenant, seq)), newest first: the span is
+# the tenant's own, whatever other tenants write.
 SELECT_HOT_SUBSTRING_TENANT = f"""
-SELECT {_M_COLUMNS} FROM messages m JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE +m.tenant = ? AND m.id > ? AND m.id > s.cutoff AND m.at >= ?
+SELECT {_M_COLUMNS} FROM messages m INDEXED BY messages_by_seq
+JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
+WHERE m.tenant = ? AND m.seq > ? AND m.seq > s.cutoff AND m.at >= ?
   AND {_ANY_LITERAL.format(needles="?")}
-ORDER BY m.id DESC LIMIT ?"""
+ORDER BY m.seq DESC LIMIT ?"""
 
 SELECT_SUMMARY = """
 SELECT session, kind, body, cursor, created_at, tokens_in, tokens_out
@@ -189,7 +200,7 @@ WHERE tenant = ? AND id = ?"""
 
 DELETE_SESSION = "DELETE FROM sessions WHERE tenant = ? AND id = ?"
 
-SELECT_FOR_FORGET = "SELECT session, size FROM messages WHERE tenant = ? AND id = ?"
+SELECT_FOR_FORGET = "SELECT id, session, size FROM messages WHERE tenant = ? AND seq = ?"
 
 DELETE_MESSAGE = "DELETE FROM messages WHERE id = ?"
 
@@ -197,7 +208,8 @@ DELETE_MESSAGE = "DELETE FROM messages WHERE id = ?"
 # indexer embeds it again after its new predecessor (forget must not leave the text behind).
 SELECT_NEXT_VECTOR = """
 SELECT v.message_id FROM vectors v
-WHERE v.message_id = (SELECT min(id) FROM messages WHERE tenant = ? AND session = ? AND id > ?)"""
+WHERE v.message_id = (SELECT id FROM messages WHERE tenant = ? AND session = ? AND seq > ?
+                      ORDER BY seq LIMIT 1)"""
 DELETE_VECTOR = "DELETE FROM vectors WHERE message_id = ?"
 
 UNCOUNT_MESSAGE = """
@@ -211,18 +223,28 @@ WHERE tenant = ? AND id = ?"""
 
 ENQUEUE = "INSERT OR IGNORE INTO index_queue (message_id, tenant, session) VALUES (?, ?, ?)"
 
-DROP_COLD_VECTORS = "DELETE FROM vectors WHERE tenant = ? AND session = ? AND message_id <= ?"
-DROP_COLD_QUEUE = "DELETE FROM index_queue WHERE tenant = ? AND session = ? AND message_id <= ?"
+# Behind a cutoff (a tenant number ?3): up to the row id of the session's last message there.
+_ROW_AT_CUTOFF = """(SELECT id FROM messages WHERE tenant = ?1 AND session = ?2 AND seq <= ?3
+                     ORDER BY seq DESC LIMIT 1)"""
+DROP_COLD_VECTORS = f"""
+DELETE FROM vectors WHERE tenant = ?1 AND session = ?2 AND message_id <= {_ROW_AT_CUTOFF}"""
+DROP_COLD_QUEUE = f"""
+DELETE FROM index_queue WHERE tenant = ?1 AND session = ?2 AND message_id <= {_ROW_AT_CUTOFF}"""
 
 BUMP_VECTOR_VERSION = """
 UPDATE sessions SET vector_version = abs(random()) WHERE tenant = ? AND id = ?"""
 
-CLAIM_BATCH = """
-UPDATE index_queue SET claimed_by = ?, claimed_at = ?
+# A batch holds one tenant's messages (the tenant asked for, or the one whose message waited
+# longest), so the numbers a batch's vectors come back under are unambiguous.
+_CLAIMABLE = "(claimed_by IS NULL OR claimed_at < ?5)"
+CLAIM_BATCH = f"""
+UPDATE index_queue SET claimed_by = ?1, claimed_at = ?2
 WHERE message_id IN (
     SELECT message_id FROM index_queue
-    WHERE (? IS NULL OR tenant = ?) AND (claimed_by IS NULL OR claimed_at < ?)
-    ORDER BY message_id LIMIT ?)
+    WHERE tenant = coalesce(?3, (SELECT tenant FROM index_queue WHERE {_CLAIMABLE}
+                                 ORDER BY message_id LIMIT 1))
+      AND {_CLAIMABLE}
+    ORDER BY message_id LIMIT ?6)
 RETURNING message_id"""
 
 # With each claimed message, the message before it in its session: a reply is embedded with
@@ -231,11 +253,15 @@ SELECT_CLAIMED = f"""
 SELECT {_M_COLUMNS}, m.tenant, p.content, p.sender
 FROM index_queue q JOIN messages m ON m.id = q.message_id
 LEFT JOIN messages p ON p.id = (
-    SELECT max(b.id) FROM messages b
-    WHERE b.tenant = m.tenant AND b.session = m.session AND b.id < m.id)
+    SELECT b.id FROM messages b
+    WHERE b.tenant = m.tenant AND b.session = m.session AND b.seq < m.seq
+    ORDER BY b.seq DESC LIMIT 1)
 WHERE q.claimed_by = ? ORDER BY m.id"""
 
-SELECT_CLAIM_OWNER = "SELECT claimed_by, tenant, session FROM index_queue WHERE message_id = ?"
+# A worker's claims by the numbers its batch was handed (one tenant's, see CLAIM_BATCH).
+SELECT_CLAIMS_OF = """
+SELECT m.seq, q.message_id, q.tenant, q.session
+FROM index_queue q JOIN messages m ON m.id = q.message_id WHERE q.claimed_by = ?"""
 
 INSERT_VECTOR = """
 INSERT OR REPLACE INTO vectors (message_id, tenant, session, model, dim, vec)
@@ -274,12 +300,12 @@ WHERE s.tenant = ? AND EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = s.tenant
                                                         AND v.session = s.id)"""
 
 SELECT_HOT_FOR_SEARCH = """
-SELECT m.id, m.content, m.sender, m.at, v.vec
+SELECT m.seq, m.content, m.sender, m.at, v.vec
 FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 LEFT JOIN vectors v ON v.message_id = m.id AND v.model = ? AND v.dim = ?
-WHERE m.tenant = ? AND m.session = ? AND m.id > s.cutoff
-ORDER BY m.id"""
+WHERE m.tenant = ? AND m.session = ? AND m.seq > s.cutoff
+ORDER BY m.seq"""
 
 COUNT_OTHER_MODEL_VECTORS = "SELECT count(*) FROM vectors WHERE tenant = ? AND model != ?"
 
@@ -292,7 +318,7 @@ REQUEUE_HOT = """
 INSERT OR IGNORE INTO index_queue (message_id, tenant, session)
 SELECT m.id, m.tenant, m.session FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE m.tenant = ? AND m.id > s.cutoff"""
+WHERE m.tenant = ? AND m.seq > s.cutoff"""
 
 DELETE_SUMMARY_RUN = "DELETE FROM summary_runs WHERE tenant = ? AND session = ?"
 
@@ -305,7 +331,7 @@ QUEUE_UNINDEXED = """
 INSERT OR IGNORE INTO index_queue (message_id, tenant, session)
 SELECT m.id, m.tenant, m.session FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
-WHERE m.id > ?1 AND m.id <= ?2 AND (?3 IS NULL OR +m.tenant = ?3) AND m.id > s.cutoff
+WHERE m.id > ?1 AND m.id <= ?2 AND (?3 IS NULL OR +m.tenant = ?3) AND m.seq > s.cutoff
   AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.message_id = m.id)"""
 SET_INDEX_MARK = """
 INSERT INTO index_marks (tenant, upto) VALUES (?, ?)
@@ -383,7 +409,7 @@ LEFT JOIN summaries u ON u.tenant = s.tenant AND u.session = s.id
 LEFT JOIN summary_runs r ON r.tenant = s.tenant AND r.session = s.id
 WHERE (? IS NULL OR s.tenant = ?) AND s.id NOT LIKE 'temp-%' AND s.message_count > 0
   AND (r.retry_at IS NULL OR r.retry_at <= ?)
-  AND (SELECT max(m.id) FROM messages m WHERE m.tenant = s.tenant AND m.session = s.id)
+  AND (SELECT max(m.seq) FROM messages m WHERE m.tenant = s.tenant AND m.session = s.id)
       > coalesce(u.cursor, 0)
 ORDER BY s.active_at
 LIMIT ?"""
@@ -398,7 +424,7 @@ WHERE s.summary_due > 0 AND (?1 IS NULL OR s.tenant = ?1) AND s.id NOT LIKE 'tem
   AND s.summary_due > coalesce(u.cursor, 0)
   AND (r.retry_at IS NULL OR r.retry_at <= ?2)
   AND EXISTS (SELECT 1 FROM messages m WHERE m.tenant = s.tenant AND m.session = s.id
-                AND m.id > coalesce(u.cursor, 0) AND m.id <= s.summary_due)
+                AND m.seq > coalesce(u.cursor, 0) AND m.seq <= s.summary_due)
 ORDER BY s.active_at
 LIMIT ?3"""
 
@@ -410,27 +436,27 @@ LIMIT ?3"""
 SELECT_HOT_MARKS = """
 SELECT s.id, s.vector_version, s.cutoff,
        (SELECT count(*) FROM messages m
-        WHERE m.tenant = s.tenant AND m.session = s.id AND m.id > s.cutoff),
-       (SELECT count(*) FROM vectors v
-        WHERE v.tenant = s.tenant AND v.session = s.id AND v.message_id > s.cutoff)
+        WHERE m.tenant = s.tenant AND m.session = s.id AND m.seq > s.cutoff),
+       (SELECT count(*) FROM vectors v JOIN messages m ON m.id = v.message_id
+        WHERE v.tenant = s.tenant AND v.session = s.id AND m.seq > s.cutoff)
 FROM sessions s
 WHERE s.tenant = ?1 AND (?2 IS NULL OR s.id IN (SELECT value FROM json_each(?2)))"""
 SELECT_HOT_AFTER = """
-SELECT m.session, m.id, m.content, m.sender, m.at, v.vec
+SELECT m.session, m.seq, m.content, m.sender, m.at, v.vec
 FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 LEFT JOIN vectors v ON v.message_id = m.id AND v.model = ?1 AND v.dim = ?2
-WHERE m.tenant = ?3 AND m.id > ?4 AND m.id > s.cutoff
+WHERE m.tenant = ?3 AND m.seq > ?4 AND m.seq > s.cutoff
   AND (?5 IS NULL OR m.session IN (SELECT value FROM json_each(?5)))
-ORDER BY m.session, m.id"""
+ORDER BY m.session, m.seq"""
 SELECT_PENDING_VECTORS = """
-SELECT v.message_id, v.vec FROM vectors v
-WHERE v.message_id IN (SELECT value FROM json_each(?1)) AND v.tenant = ?2 AND v.model = ?3
+SELECT m.seq, v.vec FROM messages m JOIN vectors v ON v.message_id = m.id
+WHERE m.tenant = ?2 AND m.seq IN (SELECT value FROM json_each(?1)) AND v.model = ?3
   AND v.dim = ?4"""
 SELECT_HOT_IDS = """
-SELECT m.id, v.message_id IS NOT NULL
+SELECT m.seq, v.message_id IS NOT NULL
 FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 LEFT JOIN vectors v ON v.message_id = m.id AND v.model = ?1 AND v.dim = ?2
-WHERE m.tenant = ?3 AND m.session = ?4 AND m.id > s.cutoff
-ORDER BY m.id"""
+WHERE m.tenant = ?3 AND m.session = ?4 AND m.seq > s.cutoff
+ORDER BY m.seq"""

@@ -29,7 +29,7 @@ from ._vectors import SQLiteVectors
 __all__ = ["SQLiteStore"]
 
 # How far back the substring scan of the hot tier looks: the newest messages of a session, or
-# a span of the newest ids across the tenant. FTS5 covers the whole archive either way.
+# a span of the tenant's newest numbers. FTS5 covers the whole archive either way.
 _SESSION_SUBSTRING_SPAN = 5_000
 _TENANT_SUBSTRING_SPAN = 20_000
 # Pages of the full-text index one merge step writes (about 1 MiB: a short write lock).
@@ -107,8 +107,8 @@ class SQLiteStore:
             row = c.execute(sql.SELECT_FOR_FORGET, (tenant, message_id)).fetchone()
             if row is None:
                 return False
-            session, size = row
-            c.execute(sql.DELETE_MESSAGE, (message_id,))
+            rowid, session, size = row
+            c.execute(sql.DELETE_MESSAGE, (rowid,))
             c.execute(sql.UNCOUNT_MESSAGE, (message_id, message_id, size, tenant, session))
             for (after,) in c.execute(sql.SELECT_NEXT_VECTOR,
                                       (tenant, session, message_id)).fetchall():
@@ -227,7 +227,8 @@ class SQLiteStore:
                                 (tenant, session, _SESSION_SUBSTRING_SPAN, low, needles,
                                  limit)).fetchall()
             elif literals:
-                top = int(c.execute(sql.SELECT_MAX_ID).fetchone()[0] or 0)
+                nxt = c.execute(sql.SELECT_NEXT_NUMBER, (tenant,)).fetchone()
+                top = int(nxt[0]) if nxt is not None else 0
                 sub = c.execute(sql.SELECT_HOT_SUBSTRING_TENANT,
                                 (tenant, top - _TENANT_SUBSTRING_SPAN, low, needles,
                                  limit)).fetchall()

@@ -48,13 +48,17 @@ class SQLiteVectors:
         def body(c: sqlite3.Connection) -> int:
             touched: set[tuple[str, str]] = set()
             stored = 0
-            for message_id, blob in items:
-                owner = c.execute(sql.SELECT_CLAIM_OWNER, (message_id,)).fetchone()
-                if owner is None or owner[0] != worker:
+            # The batch is one tenant's (see CLAIM_BATCH): its numbers name its claims.
+            claims = {int(r[0]): (int(r[1]), str(r[2]), str(r[3]))
+                      for r in c.execute(sql.SELECT_CLAIMS_OF, (worker,))}
+            for number, blob in items:
+                claim = claims.get(number)
+                if claim is None:
                     continue  # forgotten, compacted or taken over meanwhile
-                c.execute(sql.INSERT_VECTOR, (message_id, owner[1], owner[2], model, dim, blob))
-                c.execute(sql.DEQUEUE, (message_id,))
-                touched.add((owner[1], owner[2]))
+                rowid, tenant, session = claim
+                c.execute(sql.INSERT_VECTOR, (rowid, tenant, session, model, dim, blob))
+                c.execute(sql.DEQUEUE, (rowid,))
+                touched.add((tenant, session))
                 stored += 1
             for tenant, session in touched:
                 c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
