@@ -62,6 +62,15 @@ async def _in_background(embedder: LocalEmbedder, texts: list[str]) -> np.ndarra
         return await embedder.embed(texts)
 
 
+async def _until_sent(children: EmbedChildren, count: int) -> None:
+    """Wait until ``count`` batches in all were handed to a child: the child is then busy,
+    however fast the machine is."""
+    deadline = time.monotonic() + 60
+    while children.sent < count:
+        assert time.monotonic() < deadline, f"only {children.sent} batches were sent"
+        await asyncio.sleep(0.001)
+
+
 async def test_child_vectors_equal_the_in_process_ones() -> None:
     embedder = LocalEmbedder(workers=1)
     try:
@@ -85,8 +94,10 @@ async def test_killed_child_is_replaced_and_its_batch_embedded() -> None:
     try:
         await _in_background(embedder, TEXTS[:2])  # starts the child
         first = children.pids[0]
-        task = asyncio.ensure_future(_in_background(embedder, TEXTS))
-        await asyncio.sleep(0.3)  # 25 batches of 8: the child is busy with one of them
+        texts = TEXTS * 4
+        task = asyncio.ensure_future(_in_background(embedder, texts))
+        # 100 batches of 8: once the second is sent, the child is busy with one of them.
+        await _until_sent(children, 3)
         os.kill(first, signal.SIGKILL)
         vectors = await task
         assert _wait_gone(first, 5)
@@ -94,7 +105,7 @@ async def test_killed_child_is_replaced_and_its_batch_embedded() -> None:
         assert children.pids and children.pids[0] != first
         assert not children.given_up
         # Nothing lost or shuffled: every row is the vector of its own text.
-        assert np.allclose(vectors, await embedder.embed(TEXTS), atol=1e-5)
+        assert np.allclose(vectors, await embedder.embed(texts), atol=1e-5)
     finally:
         await asyncio.to_thread(embedder.close)
 
@@ -139,13 +150,14 @@ async def test_after_three_deaths_batches_are_embedded_in_process(tmp_path: Path
 
 
 async def test_close_stops_a_busy_child_within_its_bound() -> None:
-    embedder = LocalEmbedder(workers=1, batch_size=len(TEXTS) * 4)
+    embedder = LocalEmbedder(workers=1, batch_size=len(TEXTS) * 20)
     children = embedder.children
     assert children is not None
     await _in_background(embedder, TEXTS[:2])
     pid = children.pids[0]
-    task = asyncio.ensure_future(_in_background(embedder, TEXTS * 4))  # one long batch
-    await asyncio.sleep(0.3)
+    # One long batch (several seconds of work): close() comes while the child embeds it.
+    task = asyncio.ensure_future(_in_background(embedder, TEXTS * 20))
+    await _until_sent(children, 2)
     started = time.monotonic()
     await asyncio.to_thread(embedder.close, 0.2)
     took = time.monotonic() - started

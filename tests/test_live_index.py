@@ -191,7 +191,8 @@ async def test_tenant_search_scores_as_session_search(target: str, store: Store)
 
 async def test_kept_index_ranks_as_the_session_index(target: str, store: Store) -> None:
     """The kept index and the per-session index built from ``load_hot`` rank a session's
-    messages alike (same ids, probabilities within what int8 vectors move them)."""
+    messages alike (probabilities within what int8 vectors move them, the same order but for
+    near ties)."""
     async with Memory.open(target, settings=SETTINGS, background=False) as mem:
         first = await mem.add_many("s", _chat(40))
         await mem.flush()
@@ -215,10 +216,19 @@ async def test_kept_index_ranks_as_the_session_index(target: str, store: Store) 
                                    eligible=eligible)
                 new = rank_tenant(index, ["s"], terms, q, ranker, k=10, now=4 * 10**18,
                                   hybrid=mode == "hybrid")
-                assert [r.id for r in new] == [r.id for r in old], (mode, query)
                 # The kept index holds int8 vectors: cosines within the quantisation error
-                # (tests/test_quant.py), the keyword features exact.
+                # (tests/test_quant.py), the keyword features exact. So the probabilities
+                # agree within that error, position by position and message by message, and
+                # the order differs only where two messages are that close (a near tie).
                 assert np.allclose([r.score for r in new], [r.score for r in old], atol=2e-3)
+                before = {r.id: r.score for r in old}
+                for r in new:
+                    if r.id in before:
+                        assert abs(r.score - before[r.id]) <= 2e-3, (mode, query, r)
+                    else:  # came in at the cut, in the place of one as likely
+                        assert r.score <= old[-1].score + 2e-3, (mode, query, r)
+                swapped = sum(a.id != b.id for a, b in zip(new, old, strict=True))
+                assert swapped <= 2, (mode, query, [r.id for r in new], [r.id for r in old])
 
 
 _WRITER = textwrap.dedent("""

@@ -85,6 +85,9 @@ class EmbedChildren:
         """How many children died while in use."""
         self.started = 0
         """How many children were started (restarts included)."""
+        self.sent = 0
+        """How many batches were handed to a child (a batch given again after a death counts
+        again)."""
 
     @property
     def given_up(self) -> bool:
@@ -139,6 +142,7 @@ class EmbedChildren:
         try:
             write_frame(stdin, json.dumps({"texts": texts}).encode())
             stdin.flush()
+            self.sent += 1
         except OSError as exc:  # BrokenPipeError, or a pipe closed by close()
             raise _Died(f"cannot write to it: {exc}") from exc
         except ValueError as exc:  # the pipe object was closed by close()

@@ -9,9 +9,11 @@ models open), and put back when it stops:
 - ``gc.freeze``: what start-up made (modules, models, settings) moves to a generation the
   collector never walks again, so a full collection costs what requests allocate, not what
   the process holds;
-- ``gc.set_threshold``: the youngest generation is collected after 20,000 allocations instead
-  of 700, so an import allocating millions of small objects triggers far fewer collections,
-  each of which stops every thread.
+- ``gc.set_threshold``: the youngest generation is collected after 2,000 allocations instead
+  of 700, so an import allocating millions of small objects triggers a third as many
+  collections, each of which stops every thread. Not more: garbage with cycles waits for the
+  collector, and at 20,000 a steady service held about 60 MB more (the soak, ``bench/soak.py``)
+  with no gain in the import-stall figures (``bench/import_stall.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 __all__ = ["SWITCH_INTERVAL_S", "THRESHOLDS", "serving_runtime"]
 
 SWITCH_INTERVAL_S = 0.001
-THRESHOLDS = (20_000, 20, 20)
+THRESHOLDS = (2_000, 10, 10)
 
 
 @contextlib.asynccontextmanager
