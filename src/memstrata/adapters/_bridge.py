@@ -12,7 +12,7 @@ frameworks' own SQLite stores do.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from ..config import Settings
@@ -86,21 +86,31 @@ def history(db: str, memory: SharedMemory | None, settings: Settings | None,
     return source, SourceHistory(source, chosen)
 
 
-async def newest(memory: History, session: str, tag: str, want: int | None, *,
-                 until: Callable[[list[Stored]], bool] | None = None) -> list[Stored]:
-    """The session's newest ``want`` records (all with ``None``), oldest first, read in
-    pages from the newest message backwards until enough whole records are in (or until
-    ``until`` says the records read so far are enough)."""
+async def _pages(memory: History, session: str) -> AsyncIterator[tuple[list[Message], bool]]:
+    """The session's messages read in pages from the newest backwards: after each page, all
+    read so far (oldest first) and whether that was the last page."""
     page_size = memory.settings.search_limit_max
     messages: list[Message] = []
     before: int | None = None
     while True:
         page = await memory.recent(session, limit=page_size, before_id=before)
         messages[:0] = reversed(page)
-        if len(page) < page_size:
+        last = len(page) < page_size
+        yield messages, last
+        if last:
+            return
+        before = page[-1].id
+
+
+async def newest(memory: History, session: str, tag: str, want: int | None, *,
+                 until: Callable[[list[Stored]], bool] | None = None) -> list[Stored]:
+    """The session's newest ``want`` records (all with ``None``), oldest first, read in
+    pages from the newest message backwards until enough whole records are in (or until
+    ``until`` says the records read so far are enough)."""
+    async for messages, last in _pages(memory, session):
+        if last:
             records = decode(messages, tag)
             return records if want is None else records[max(0, len(records) - want):]
-        before = page[-1].id
         if want is not None or until is not None:
             # Only whole records are decoded, so a record cut by the page edge is not counted.
             records = decode(messages, tag)
@@ -108,6 +118,7 @@ async def newest(memory: History, session: str, tag: str, want: int | None, *,
                 return records[max(0, len(records) - want):]
             if until is not None and records and until(records):
                 return records
+    raise AssertionError("the pages end with a last one")
 
 
 async def newest_whole(memory: History, session: str,
@@ -115,21 +126,16 @@ async def newest_whole(memory: History, session: str,
     """The session's newest whole record (``None``: there is none), and the ids of the
     damaged messages newer than it (every damaged one when there is no record): parts of a
     record that lacks a part, or whose JSON does not parse."""
-    page_size = memory.settings.search_limit_max
-    messages: list[Message] = []
-    before: int | None = None
-    while True:
-        page = await memory.recent(session, limit=page_size, before_id=before)
-        messages[:0] = reversed(page)
+    async for messages, last in _pages(memory, session):
         records, damaged = decode_damaged(messages, tag)
         if records:
             # Whatever follows a whole record begins after it, so its damage is real; what
             # precedes it may be a record cut by the page's edge, and is not looked at.
-            last = records[-1].ids[-1]
-            return records[-1], [i for i in damaged if i > last]
-        if len(page) < page_size:
+            stop = records[-1].ids[-1]
+            return records[-1], [i for i in damaged if i > stop]
+        if last:
             return None, damaged
-        before = page[-1].id
+    raise AssertionError("the pages end with a last one")
 
 
 async def settled(write: Awaitable[T]) -> T:
