@@ -59,6 +59,7 @@ from memstrata.search._features import FEATURES, SEMANTIC_FEATURES
 from memstrata.search._fusion import vector_model
 from memstrata.search._ranker import (
     BEST_SHARE,
+    HIT_FLOOR,
     LEARNED_FLOOR,
     RANKER_FILE,
     LearnedRanker,
@@ -367,12 +368,17 @@ def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
 
 
 def ranking(scores: FloatArray, floor: float | None = None, k: int = 50,
-            ratio: float = 0.0) -> list[int]:
+            ratio: float = 0.0, *, every: bool = False) -> list[int]:
     """Positions best first; ties go to the later message (as the search breaks them). With
-    ``floor``, only those scoring at least that and ``ratio`` of the best."""
+    ``floor``, as the search's default applies it: nothing unless the best scores at least
+    that, then those scoring at least ``ratio`` of the best and ``HIT_FLOOR``; ``every``:
+    each position needs the floor instead (as a floor the caller sets)."""
     order = np.lexsort((-np.arange(len(scores)), -scores))[:k]
-    if floor is not None and order.size:
-        order = order[scores[order] >= max(floor, ratio * float(scores[order[0]]))]
+    if floor is not None and floor >= 0.0 and order.size:  # -1: no floor
+        best = float(scores[order[0]])
+        if best < floor:
+            return []
+        order = order[scores[order] >= max(floor if every else HIT_FLOOR, ratio * best)]
     return [int(i) for i in order]
 
 
@@ -445,22 +451,23 @@ def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequen
         return [float(p.max(initial=0.0) < floor) for q, p in pairs
                 if q.off_topic == split and set_name in (None, q.set_name)]
 
-    def r5(floor: float, ratio: float) -> tuple[float, float]:
+    def r5(floor: float, ratio: float, every: bool) -> tuple[float, float]:
         by_set: dict[str, list[float]] = defaultdict(list)
         for q, p in pairs:
             if not q.off_topic:
-                by_set[q.set_name].append(recall(q.evidence, ranking(p, floor, ratio=ratio), 5))
-        every = [v for values in by_set.values() for v in values]
-        return _pct(every), float(np.mean([_pct(v) for v in by_set.values()]))
+                ranked = ranking(p, floor, ratio=ratio, every=every)
+                by_set[q.set_name].append(recall(q.evidence, ranked, 5))
+        all_sets = [v for values in by_set.values() for v in values]
+        return _pct(all_sets), float(np.mean([_pct(v) for v in by_set.values()]))
 
-    print("\nfloor   abstained: far eval  near eval   R@5 all (mean of sets), with the floor "
-          f"alone and with {BEST_SHARE} of the best hit")
+    print("\nfloor   abstained: far eval  near eval   R@5 all (mean of sets) with "
+          f"{BEST_SHARE} of the best hit: the floor on the best hit (the default), on every hit")
     for floor in (-1.0, *floors):
         far, near = abstained(floor, "eval"), abstained(floor, "near-eval")
-        alone, share = r5(floor, 0.0), r5(floor, BEST_SHARE)
+        best, each = r5(floor, BEST_SHARE, False), r5(floor, BEST_SHARE, True)
         print(f"{floor:7.4f} {_pct(far):6.1f} % of {len(far):5}  {_pct(near):6.1f} % of "
-              f"{len(near):5}   {alone[0]:5.1f} ({alone[1]:5.1f})   "
-              f"{share[0]:5.1f} ({share[1]:5.1f})")
+              f"{len(near):5}   {best[0]:5.1f} ({best[1]:5.1f})   "
+              f"{each[0]:5.1f} ({each[1]:5.1f})")
     print(f"  at the default floor {default}, abstained per set (far / near eval):")
     for set_name in dict.fromkeys(q.set_name for q in queries):
         print(f"    {set_name:16} {_pct(abstained(default, 'eval', set_name)):6.1f} %"

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from memstrata import InvalidInput, Memory, Settings
 from memstrata.cli import app, demo_records
 from memstrata.providers import LocalEmbedder
-from memstrata.search._ranker import LEARNED_FLOOR
+from memstrata.search._ranker import BEST_SHARE, HIT_FLOOR, LEARNED_FLOOR
 
 DAY = 86_400 * 10**9
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +71,13 @@ async def test_a_query_about_nothing_said_returns_nothing(trip: Memory) -> None:
 async def test_scores_are_probabilities_above_the_floor(trip: Memory) -> None:
     query = "scooter rental on the mountain road"
     hits = _matched(await trip.search("trip", query, match="semantic", exclude_window=False))
-    assert hits and all(LEARNED_FLOOR["semantic"] <= h.score <= 1.0 for h in hits)
+    # The default floor is the best hit's; the others need a share of the best (or a rare
+    # word of their own and the floor).
+    floor = LEARNED_FLOOR["semantic"]
+    best_score = max(h.score for h in hits)
+    assert hits and floor <= best_score <= 1.0
+    least = min(floor, max(HIT_FLOOR, BEST_SHARE * best_score))
+    assert all(least - 1e-6 <= h.score for h in hits)
     assert hits[0].score < 1.0  # not min-max scaled to 1
     # A message's score depends on its own session only, not on what other sessions hold.
     best = hits[0].message
@@ -88,6 +94,25 @@ async def test_scores_are_probabilities_above_the_floor(trip: Memory) -> None:
     strict = _matched(await trip.search("trip", query, match="semantic",
                                         exclude_window=False, limit=32, min_score=floor))
     assert all(h.score >= floor for h in strict) and 0 < len(strict) < len(loose)
+
+
+async def test_the_default_floor_is_the_best_hits(trip: Memory) -> None:
+    """Unset, the floor decides whether a search has an answer (its best hit must reach it);
+    the other hits need a share of the best hit's probability, so a second hit less sure than
+    the floor still comes back, where a floor the caller sets applies to every hit."""
+    more = 0
+    for query in ("hotel booking", "return flight", "what food should we try", "car rental"):
+        default = _matched(await trip.search("trip", query, match="hybrid",
+                                             exclude_window=False, limit=32))
+        each = _matched(await trip.search("trip", query, match="hybrid", exclude_window=False,
+                                          limit=32, min_score=LEARNED_FLOOR["hybrid"]))
+        assert {h.message.id for h in each} <= {h.message.id for h in default}, query
+        best = max(h.score for h in default)
+        assert best >= LEARNED_FLOOR["hybrid"]
+        extra = [h for h in default if h.score < LEARNED_FLOOR["hybrid"]]
+        assert all(h.score >= max(HIT_FLOOR, BEST_SHARE * best) - 1e-6 for h in extra), query
+        more += len(extra)
+    assert more > 0  # the best hit's floor kept hits that a floor on every hit drops
 
 
 async def test_min_score_is_checked(trip: Memory) -> None:

@@ -377,9 +377,11 @@ class Memory:
                      exclude_window: bool = True, min_score: float | None = None) -> list[Hit]:
         """Search one session (or, with ``session=None``, every session of the tenant).
 
-        Semantic and hybrid hits need evidence: a similarity (``Hit.score``) of at least
+        Semantic and hybrid hits need evidence: a score (``Hit.score``) of at least
         ``min_score`` (default ``settings.search_min_score``; -1 turns the floor off) or, in
-        hybrid mode, a query term in the message; when nothing qualifies the list is empty.
+        hybrid mode under the fusion, a query term in the message; when nothing qualifies the
+        list is empty. Unset under the learned ranker, the floor is the best hit's and the
+        others need a share of its probability (docs/configuration.md).
         """
         self._scope(session)
         with foreground():  # background embedding holds back while a search runs

@@ -47,7 +47,7 @@ from ._modes import (
     match_mode,
     since,
 )
-from ._ranker import BEST_SHARE, FUSION_FLOOR, LEARNED_FLOOR, ranker_for
+from ._ranker import BEST_SHARE, FUSION_FLOOR, HIT_FLOOR, LEARNED_FLOOR, ranker_for
 
 __all__ = ["CachedIndex", "Searcher"]
 
@@ -119,9 +119,11 @@ class Searcher:
 
         Under the learned ranker a hit needs a probability of at least ``min_score``; under
         the fusion a similarity of at least that, or in hybrid mode a query term of its own
-        (``None``: the ranker's default floor; -1: none). When the query cannot be embedded,
-        semantic search raises ``ProviderError`` and hybrid search answers from the keyword
-        side of the same index (by the fusion).
+        (-1: none). ``None``: the ranker's default floor, which the best hit must reach (or
+        the search returns nothing), the other hits needing a share of the best's
+        probability; under the fusion, its default floor for every hit. When the query
+        cannot be embedded, semantic search raises ``ProviderError`` and hybrid search
+        answers from the keyword side of the same index (by the fusion).
         """
         assert self._embedder is not None
         try:
@@ -135,8 +137,15 @@ class Searcher:
         # probability, the same for a message whichever sessions are searched with it.
         learned = (ranker_for(self._embedder.model_id, how)
                    if q is not None and self._settings.ranker == "learned" else None)
+        # Under the learned ranker the default floor is the best hit's: it decides whether the
+        # search has an answer at all, and the share of the best below decides which hits
+        # are in it. A floor the caller sets is every hit's.
+        gate: float | None = None
         if min_score is None:
-            min_score = LEARNED_FLOOR[how] if learned is not None else FUSION_FLOOR
+            if learned is not None:
+                gate, min_score = LEARNED_FLOOR[how], HIT_FLOOR
+            else:
+                min_score = FUSION_FLOOR
         terms = query_terms_of(query)
         skip: set[int] = set()
         if session is not None and exclude_window:
@@ -181,11 +190,8 @@ class Searcher:
                                           eligible=eligible, min_similarity=min_score)
         found = _merge(found, hybrid=how == "hybrid")
         if learned is not None and found and min_score > -1.0:
-            # Evidence, not filler: a hit must also be at least this share as probable as
-            # the best one (a fact's filler neighbours stay context, not matches), unless its
-            # own text holds a rare query word or nearly says the query.
-            top = max(r.score for r in found)
-            found = [r for r in found if r.rare or r.lead or r.score >= BEST_SHARE * top]
+            found = _evidence(found, gate if gate is not None else min_score,
+                              gated=gate is not None)
         return await self._hits(found[:limit], mode, since)
 
     def uncache(self, tenant: str, session: str) -> None:
@@ -279,3 +285,15 @@ def _index_bytes(index: SessionIndex) -> int:
         if matrix is not None:
             total += int(matrix.nbytes)
     return total
+
+
+def _evidence(found: list[Ranked], floor: float, *, gated: bool) -> list[Ranked]:
+    """Evidence, not filler: the hits at least :data:`BEST_SHARE` as probable as the best one
+    (a fact's filler neighbours stay context, not matches), and those whose own text holds a
+    rare query word or nearly says the query if they reach ``floor``. ``gated``: ``floor`` is
+    the best hit's (nothing when it falls short); else every hit already reached it."""
+    top = max(r.score for r in found)
+    if gated and top < floor:
+        return []
+    return [r for r in found
+            if r.score >= BEST_SHARE * top or ((r.rare or r.lead) and r.score >= floor)]
