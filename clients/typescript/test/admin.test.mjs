@@ -119,13 +119,18 @@ describe("tenant prefixes", () => {
     const alice = client(app.key, "shop/alice");
     const bob = client(app.key).forTenant("shop/bob");
     assert.equal(bob.tenant, "shop/bob");
-    const m = await alice.add("cart", "user", "alice wants the red shoes");
-    await bob.add("cart", "user", "bob wants a hat");
+    await alice.add("cart", "user", "alice wants the red shoes");
+    const m = await alice.add("cart", "user", "in size 38");
+    const bobs = await bob.add("cart", "user", "bob wants a hat");
     assert.deepEqual((await alice.messages("cart")).messages.map((x) => x.content),
-      ["alice wants the red shoes"]);
+      ["in size 38", "alice wants the red shoes"]);
     assert.deepEqual((await bob.messages("cart")).messages.map((x) => x.content),
       ["bob wants a hat"]);
+    // Ids are numbered per tenant: alice's second id is not one of bob's, and reading it
+    // as bob finds nothing (never alice's message).
+    assert.notEqual(m.id, bobs.id);
     await assert.rejects(bob.read(m.id), NotFoundError);
+    assert.equal((await bob.read(bobs.id)).message.content, "bob wants a hat");
     assert.equal((await alice.tenantStats()).tenant, "shop/alice");
 
     const outside = await client(app.key, "acme").sessions().catch((e) => e);
