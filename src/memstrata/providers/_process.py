@@ -142,7 +142,8 @@ class EmbedChildren:
         try:
             write_frame(stdin, json.dumps({"texts": texts}).encode())
             stdin.flush()
-            self.sent += 1
+            with self._lock:
+                self.sent += 1
         except OSError as exc:  # BrokenPipeError, or a pipe closed by close()
             raise _Died(f"cannot write to it: {exc}") from exc
         except ValueError as exc:  # the pipe object was closed by close()
