@@ -93,6 +93,16 @@ class PackedDrafts(Sequence[Draft]):
         sender = self._senders[(who >> 1) - 1] if who >> 1 else None
         return new_draft(ROLES[who & 1], content, at, sender, meta_json, key, content_len)
 
+    def replace_key(self, i: int, key: str) -> None:
+        """Give draft ``i`` another key of the same UTF-8 length as the one it has (a derived
+        key for another: ``x:`` and 32 hex digits)."""
+        start, content_len, key_len = self._fields[i * _WIDTH:i * _WIDTH + 3]
+        encoded = key.encode("utf-8")
+        if len(encoded) != key_len:
+            raise ValueError(f"a key of {len(encoded)} bytes cannot replace one of {key_len}")
+        at = start + content_len
+        self._text[at:at + key_len] = encoded
+
     def without(self, positions: Container[int]) -> Sequence[Draft]:
         """The drafts whose position is not in ``positions``, in order (a view)."""
         return _Subset(self, array("q", (i for i in range(len(self)) if i not in positions)))

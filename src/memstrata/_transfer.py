@@ -15,9 +15,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from array import array
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from ._compaction import CompactionPolicy
 from ._ingest import draft, draft_from_record, new_draft
@@ -159,22 +162,50 @@ def derived_key(role: str, content: str, sender: str | None, at: int | None,
 
 class _Occurrences:
     """Numbers records that have neither a key nor an id by how often the same message came
-    before them in the file, so the derived keys are the same on every import of it."""
+    before them in the file, so the derived keys are the same on every import of it.
+
+    Each such record is first given the key of a first occurrence (``n:1``), and
+    ``renumber`` gives the later occurrences theirs once the file is read. Two records say
+    the same message exactly when their first-occurrence keys are equal (a hash of the
+    message: 128 bits, as every derived key), so what is kept meanwhile is the record's
+    position and 64 bits of that key, not the message: the messages of a large import are
+    held once, packed, and not a second time here."""
 
     def __init__(self) -> None:
-        # By a digest of the message, not the message: this lives as long as the import's
-        # parse, and holding every content here would keep a second copy of the import.
-        self._seen: dict[bytes, int] = {}
+        self._places = array("q")   # 2 * position in the drafts, + 1 when it had no time
+        self._prefixes = array("Q")  # the first 64 bits of its first-occurrence key
 
-    def key(self, d: Draft, at: int | None, ident: object) -> str:
+    def key(self, d: Draft, at: int | None, ident: object, position: int) -> str:
         if isinstance(ident, int) and not isinstance(ident, bool):
             return derived_key(d.role, d.content, d.sender, at, f"id:{ident}")
-        whole = hashlib.blake2b(json.dumps([d.role, d.content, d.sender, at],
-                                           ensure_ascii=False).encode("utf-8", "surrogatepass"),
-                                digest_size=16).digest()
-        n = self._seen.get(whole, 0) + 1
-        self._seen[whole] = n
-        return derived_key(d.role, d.content, d.sender, at, f"n:{n}")
+        first = derived_key(d.role, d.content, d.sender, at, "n:1")
+        self._places.append(2 * position + (at is None))
+        self._prefixes.append(int(first[2:18], 16))
+        return first
+
+    def renumber(self, drafts: PackedDrafts) -> None:
+        """Give the second and later occurrences of a message in ``drafts`` their keys."""
+        if len(self._prefixes) < 2:
+            return
+        prefixes = np.frombuffer(self._prefixes, dtype=np.uint64)
+        order = np.argsort(prefixes, kind="stable")  # equal ones together, in file order
+        ranked = prefixes[order]
+        equal = ranked[1:] == ranked[:-1]
+        if not equal.any():
+            return
+        shared = np.zeros(len(ranked), dtype=np.bool_)
+        shared[1:] |= equal
+        shared[:-1] |= equal
+        seen: dict[str, int] = {}
+        for j in order[shared].tolist():
+            position, no_time = divmod(self._places[j], 2)
+            d = drafts[position]
+            assert d.key is not None
+            n = seen.get(d.key, 0) + 1
+            seen[d.key] = n
+            if n > 1:
+                drafts.replace_key(position, derived_key(
+                    d.role, d.content, d.sender, None if no_time else d.at, f"n:{n}"))
 
 
 def _with_key(d: Draft, key: str) -> Draft:
@@ -255,7 +286,7 @@ def parse_records(session: str, records: Iterable[Any], *, now: int,
             d = draft_from_record(record, now=now, max_chars=max_chars, prefix=f"{where}: ")
             if d.key is None:
                 at = d.at if record.get("at") is not None else None
-                d = _with_key(d, occurrences.key(d, at, record.get("id")))
+                d = _with_key(d, occurrences.key(d, at, record.get("id"), len(out.drafts)))
             out.drafts.append(d)
             old = record.get("id")
             out.old_ids.append(old if isinstance(old, int) and not isinstance(old, bool)
@@ -266,6 +297,7 @@ def parse_records(session: str, records: Iterable[Any], *, now: int,
             out.summary = _summary(session, record, now, where)
         else:
             raise InvalidInput(f"{where}: type", f"must be 'message' or 'summary'; got {kind!r}")
+    occurrences.renumber(out.drafts)
     return out
 
 
@@ -328,5 +360,6 @@ def parse_history(history: Any, *, now: int, max_chars: int) -> PackedDrafts:
         d = draft(role, item.get("content"), sender=item.get("sender") or None,
                   at=at or None, now=now, max_chars=max_chars, prefix=f"{where}.",
                   at_field="sendAt")
-        drafts.append(_with_key(d, occurrences.key(d, at or None, None)))
+        drafts.append(_with_key(d, occurrences.key(d, at or None, None, len(drafts))))
+    occurrences.renumber(drafts)
     return drafts
