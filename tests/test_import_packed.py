@@ -18,7 +18,7 @@ from helpers import T0, ManualClock
 from memstrata import KeyConflict, Memory, Settings
 from memstrata._ingest import draft
 from memstrata._packed import PackedDrafts, PackedInts
-from memstrata._transfer import parse_records
+from memstrata._transfer import derived_key, parse_history, parse_records
 from memstrata.store._batch import IMPORT_CHUNK
 
 PLAIN = Settings(embedder=None, summary_cron=None)
@@ -71,9 +71,19 @@ def test_keyless_records_are_numbered_by_occurrence() -> None:
     other = json.dumps({"type": "message", "role": "user", "content": "same", "sender": "A"})
     parsed = parse_records("s", [line, other, line, line], now=T0, max_chars=100)
     keys = [d.key for d in parsed.drafts]
-    assert len(set(keys)) == 4
+    assert keys == [derived_key("user", "same", None, None, "n:1"),
+                    derived_key("user", "same", "A", None, "n:1"),
+                    derived_key("user", "same", None, None, "n:2"),
+                    derived_key("user", "same", None, None, "n:3")]
     again = parse_records("s", [line, line, other, line], now=T0, max_chars=100)
     assert [d.key for d in again.drafts] == [keys[0], keys[2], keys[1], keys[3]]
+    # A history array's entries likewise, by role, content, sender and time.
+    entry = {"role": "user", "content": "same", "sendAt": T0}
+    history = parse_history([entry, {**entry, "sendAt": T0 + 1}, entry], now=T0,
+                            max_chars=100)
+    assert [d.key for d in history] == [derived_key("user", "same", None, T0, "n:1"),
+                                        derived_key("user", "same", None, T0 + 1, "n:1"),
+                                        derived_key("user", "same", None, T0, "n:2")]
 
 
 @pytest.fixture
