@@ -93,10 +93,9 @@ class Transfer:
     async def _already_here(self, tenant: str, session: str,
                             parsed: ParsedImport) -> dict[int, int]:
         """The records (by position, with the message's id) that are messages this session
-        already holds without a
-        key: their key is the one ``export`` derives from the message and its id, and the
-        message under that id says the same thing. Their key was never stored, so the store
-        alone would take them for new messages."""
+        already holds without a key: their key is the one ``export`` derives from the message
+        and its id, and the message under that id says the same thing. Their key was never
+        stored, so the store alone would take them for new messages."""
         # Off the event loop: a hash per record of a large import.
         wanted = await asyncio.to_thread(_exported_here, parsed)
         if not wanted:
