@@ -29,6 +29,7 @@ __all__ = [
     "draft_from_record",
     "draft_item",
     "is_temp",
+    "new_draft",
     "text_of",
     "too_long",
 ]
@@ -177,7 +178,7 @@ def draft(role: object, content: object, *, sender: object = None, at: object = 
         # it, so such a key could not be looked up).
         check_stored_text(key, prefix + "key")
     meta_json = _meta_json(meta, prefix + "meta") if meta is not None else None
-    return _new_draft(role, text, at_ns, sender, meta_json, key, size)
+    return new_draft(role, text, at_ns, sender, meta_json, key, size)
 
 
 # Every field was checked above, so the draft's slots are filled directly: the generated
@@ -189,8 +190,9 @@ _ROLE, _CONTENT, _AT, _SENDER, _META_JSON, _KEY, _SIZE = (
 _new = object.__new__
 
 
-def _new_draft(role: Role, content: str, at: int, sender: str | None, meta_json: str | None,
-               key: str | None, size: int) -> Draft:
+def new_draft(role: Role, content: str, at: int, sender: str | None, meta_json: str | None,
+              key: str | None, size: int) -> Draft:
+    """A ``Draft`` of values already checked (no checks: they were made by ``draft``)."""
     d: Draft = _new(Draft)
     _ROLE(d, role)
     _CONTENT(d, content)

@@ -13,19 +13,22 @@ an export back into the session it came from (a restored backup) adds nothing.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hashlib
 import json
+from array import array
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ._compaction import CompactionPolicy
-from ._ingest import draft, draft_from_record
+from ._ingest import draft, draft_from_record, new_draft
+from ._packed import PackedDrafts, PackedInts
 from .errors import InvalidInput
 from .store import MessageStore
 from .text import check_json_text
-from .types import Draft, Message, Summary
+from .types import Draft, Summary
 
 __all__ = ["ParsedImport", "Transfer", "derived_key", "parse_history", "parse_records"]
 
@@ -73,31 +76,31 @@ class Transfer:
                                          max_chars=self._max_chars)
         newest = await self._newest(tenant, session)
         here = await self._already_here(tenant, session, parsed)
-        drafts = ([d for i, d in enumerate(parsed.drafts) if i not in here] if here
-                  else parsed.drafts)
+        drafts = parsed.drafts.without(here) if here else parsed.drafts
         resolve = parsed.summary_for()
 
-        def summary_for(stored: list[Message]) -> Summary | None:
-            # The messages of every record, in file order: those already here, then the rest.
+        def summary_for(stored: list[int]) -> Summary | None:
+            # The message ids of every record, in file order: those already here, then the
+            # rest.
             rest = iter(stored)
             return resolve([here[i] if i in here else next(rest)
                             for i in range(len(parsed.drafts))])
 
-        messages = await self._store.import_session(
+        ids = await self._store.import_session(
             tenant, session, drafts, summary_for, now=now, policy=self._policy, index=index)
-        return await asyncio.to_thread(_added, messages, newest)  # a pass per message
+        return await asyncio.to_thread(_added, ids, newest)  # a pass per message
 
     async def _already_here(self, tenant: str, session: str,
-                            parsed: ParsedImport) -> dict[int, Message]:
-        """The records (by position) that are messages this session already holds without a
-        key: their key is the one ``export`` derives from the message and its id, and the
-        message under that id says the same thing. Their key was never stored, so the store
-        alone would take them for new messages."""
+                            parsed: ParsedImport) -> dict[int, int]:
+        """The records (by position, with the message's id) that are messages this session
+        already holds without a key: their key is the one ``export`` derives from the message
+        and its id, and the message under that id says the same thing. Their key was never
+        stored, so the store alone would take them for new messages."""
         # Off the event loop: a hash per record of a large import.
         wanted = await asyncio.to_thread(_exported_here, parsed)
         if not wanted:
             return {}
-        found: dict[int, Message] = {}
+        found: dict[int, int] = {}
         cursor, top = min(wanted) - 1, max(wanted)
         while True:
             batch = await self._store.after_cursor(tenant, session, cursor, top,
@@ -109,7 +112,7 @@ class Transfer:
                     continue
                 d = parsed.drafts[i]
                 if (m.role, m.content, m.sender, m.at) == (d.role, d.content, d.sender, d.at):
-                    found[i] = m
+                    found[i] = m.id
             if len(batch) < _EXPORT_BATCH:
                 return found
             cursor = batch[-1].id
@@ -121,9 +124,9 @@ class Transfer:
         drafts = await asyncio.to_thread(parse_history, history, now=now,
                                          max_chars=self._max_chars)
         newest = await self._newest(tenant, session)
-        messages = await self._store.import_session(tenant, session, drafts, None, now=now,
-                                                    policy=self._policy, index=index)
-        return await asyncio.to_thread(_added, messages, newest)  # a pass per message
+        ids = await self._store.import_session(tenant, session, drafts, None, now=now,
+                                               policy=self._policy, index=index)
+        return await asyncio.to_thread(_added, ids, newest)  # a pass per message
 
     async def _newest(self, tenant: str, session: str) -> int:
         last = await self._store.recent(tenant, session, 1)
@@ -134,17 +137,17 @@ def _exported_here(parsed: ParsedImport) -> dict[int, int]:
     """The old id → position of each record whose key is the one ``export`` derives from it
     (a message of this database exported without a key of its own)."""
     wanted: dict[int, int] = {}
-    for i, (d, old) in enumerate(zip(parsed.drafts, parsed.old_ids, strict=True)):
-        if old is not None and d.key == derived_key(d.role, d.content, d.sender, d.at,
-                                                    f"id:{old}"):
+    for i, old in parsed.old_ids.present():
+        d = parsed.drafts[i]
+        if d.key == derived_key(d.role, d.content, d.sender, d.at, f"id:{old}"):
             wanted[old] = i
     return wanted
 
 
-def _added(messages: list[Message], newest: int) -> int:
+def _added(ids: list[int], newest: int) -> int:
     """How many of an import's messages are new: a message already stored under its key has
     an id no larger than the session's newest before the import (ids only grow)."""
-    return len({m.id for m in messages if m.id > newest})
+    return len({i for i in ids if i > newest})
 
 
 def derived_key(role: str, content: str, sender: str | None, at: int | None,
@@ -158,18 +161,54 @@ def derived_key(role: str, content: str, sender: str | None, at: int | None,
 
 class _Occurrences:
     """Numbers records that have neither a key nor an id by how often the same message came
-    before them in the file, so the derived keys are the same on every import of it."""
+    before them in the file, so the derived keys are the same on every import of it.
+
+    Each such record is first given the key of a first occurrence (``n:1``), and
+    ``renumber`` gives the later occurrences theirs once the file is read. Two records say
+    the same message exactly when their first-occurrence keys are equal (a hash of the
+    message: 128 bits, as every derived key), so what is kept meanwhile is the record's
+    position and 64 bits of that key, not the message: the messages of a large import are
+    held once, packed, and not a second time here."""
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[str, str, str | None, int | None], int] = {}
+        self._places = array("q")   # 2 * position in the drafts, + 1 when it had no time
+        self._prefixes = array("Q")  # the first 64 bits of its first-occurrence key
 
-    def key(self, d: Draft, at: int | None, ident: object) -> str:
+    def key(self, d: Draft, at: int | None, ident: object, position: int) -> str:
         if isinstance(ident, int) and not isinstance(ident, bool):
             return derived_key(d.role, d.content, d.sender, at, f"id:{ident}")
-        whole = (d.role, d.content, d.sender, at)
-        n = self._seen.get(whole, 0) + 1
-        self._seen[whole] = n
-        return derived_key(d.role, d.content, d.sender, at, f"n:{n}")
+        first = derived_key(d.role, d.content, d.sender, at, "n:1")
+        self._places.append(2 * position + (at is None))
+        self._prefixes.append(int(first[2:18], 16))
+        return first
+
+    def renumber(self, drafts: PackedDrafts) -> None:
+        """Give the second and later occurrences of a message in ``drafts`` their keys."""
+        if len(self._prefixes) < 2:
+            return
+        prefixes = np.frombuffer(self._prefixes, dtype=np.uint64)
+        order = np.argsort(prefixes, kind="stable")  # equal ones together, in file order
+        ranked = prefixes[order]
+        equal = ranked[1:] == ranked[:-1]
+        if not equal.any():
+            return
+        shared = np.zeros(len(ranked), dtype=np.bool_)
+        shared[1:] |= equal
+        shared[:-1] |= equal
+        seen: dict[str, int] = {}
+        for j in order[shared].tolist():
+            position, no_time = divmod(self._places[j], 2)
+            d = drafts[position]
+            assert d.key is not None
+            n = seen.get(d.key, 0) + 1
+            seen[d.key] = n
+            if n > 1:
+                drafts.replace_key(position, derived_key(
+                    d.role, d.content, d.sender, None if no_time else d.at, f"n:{n}"))
+
+
+def _with_key(d: Draft, key: str) -> Draft:
+    return new_draft(d.role, d.content, d.at, d.sender, d.meta_json, key, d.size)
 
 
 _SUMMARY_FIELDS = frozenset({"type", "kind", "body", "cursor", "created_at", "session",
@@ -179,21 +218,23 @@ _LLM_KEYS = ("key_decisions", "past_discussions", "current_discussion")
 
 @dataclass(kw_only=True)
 class ParsedImport:
-    drafts: list[Draft] = field(default_factory=list)
-    old_ids: list[int | None] = field(default_factory=list)
+    drafts: PackedDrafts = field(default_factory=PackedDrafts)
+    old_ids: PackedInts = field(default_factory=PackedInts)
+    """The id each message record carried (``None``: none, or not an integer)."""
     summary: Summary | None = None
 
-    def summary_for(self) -> Callable[[list[Message]], Summary | None]:
-        """Resolve the summary's cursor (an id of the exporting database) to the new ids."""
-        def resolve(messages: list[Message]) -> Summary | None:
+    def summary_for(self) -> Callable[[list[int]], Summary | None]:
+        """Resolve the summary's cursor (an id of the exporting database) to the new ids
+        (given the id of each message record's message, in file order)."""
+        def resolve(ids: list[int]) -> Summary | None:
             s = self.summary
             if s is None:
                 return None
             cursor: int | None = None
             if s.cursor is not None:
-                for old, new in zip(self.old_ids, messages, strict=False):
-                    if old is not None and old <= s.cursor:
-                        cursor = new.id
+                for i, old in self.old_ids.present():
+                    if i < len(ids) and old <= s.cursor:
+                        cursor = ids[i]
             return Summary(session=s.session, kind=s.kind, body=s.body, cursor=cursor,
                            created_at=s.created_at, tokens_in=s.tokens_in,
                            tokens_out=s.tokens_out)
@@ -244,7 +285,7 @@ def parse_records(session: str, records: Iterable[Any], *, now: int,
             d = draft_from_record(record, now=now, max_chars=max_chars, prefix=f"{where}: ")
             if d.key is None:
                 at = d.at if record.get("at") is not None else None
-                d = dataclasses.replace(d, key=occurrences.key(d, at, record.get("id")))
+                d = _with_key(d, occurrences.key(d, at, record.get("id"), len(out.drafts)))
             out.drafts.append(d)
             old = record.get("id")
             out.old_ids.append(old if isinstance(old, int) and not isinstance(old, bool)
@@ -255,6 +296,7 @@ def parse_records(session: str, records: Iterable[Any], *, now: int,
             out.summary = _summary(session, record, now, where)
         else:
             raise InvalidInput(f"{where}: type", f"must be 'message' or 'summary'; got {kind!r}")
+    occurrences.renumber(out.drafts)
     return out
 
 
@@ -287,7 +329,7 @@ def _summary(session: str, record: Mapping[str, Any], now: int, where: str) -> S
                    tokens_out=ints["tokens_out"] or 0)
 
 
-def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
+def parse_history(history: Any, *, now: int, max_chars: int) -> PackedDrafts:
     """Validate the Go runtime's history array ``[{role, content, sendAt, sender}]``.
 
     Entries of other roles (system prompts, tool calls and results) are skipped, as they are
@@ -301,7 +343,7 @@ def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
                                f", column {exc.colno})") from exc
     if not isinstance(history, list):
         raise InvalidInput("history", "must be a JSON array of {role, content, sendAt, sender}")
-    drafts: list[Draft] = []
+    drafts = PackedDrafts()
     occurrences = _Occurrences()
     for index, item in enumerate(history):
         where = f"history[{index}]"
@@ -317,5 +359,6 @@ def parse_history(history: Any, *, now: int, max_chars: int) -> list[Draft]:
         d = draft(role, item.get("content"), sender=item.get("sender") or None,
                   at=at or None, now=now, max_chars=max_chars, prefix=f"{where}.",
                   at_field="sendAt")
-        drafts.append(dataclasses.replace(d, key=occurrences.key(d, at or None, None)))
+        drafts.append(_with_key(d, occurrences.key(d, at or None, None, len(drafts))))
+    occurrences.renumber(drafts)
     return drafts

@@ -11,7 +11,12 @@ from collections.abc import Mapping, Sequence
 from ..errors import KeyConflict
 from ..types import Draft, Message
 
-__all__ = ["Plan", "check_same", "plan_keyed"]
+__all__ = ["IMPORT_CHUNK", "Plan", "Totals", "check_same", "plan_keyed"]
+
+IMPORT_CHUNK = 2000
+"""Drafts an import makes and writes at a time (both backends): its drafts may be held
+packed (see ``memstrata._packed``), and a chunk is what exists of them as objects, with their
+parameters and index texts, while the transaction runs."""
 
 
 def check_same(stored: Message | Draft, d: Draft) -> None:
@@ -34,6 +39,25 @@ class Plan:
     def answers(self, inserted: Sequence[Message]) -> list[Message]:
         """The message for each draft of the batch, given the inserted ``fresh`` ones."""
         return [s if isinstance(s, Message) else inserted[s] for s in self._slots]
+
+
+class Totals:
+    """What the new messages of an import add to the session's counters, chunk by chunk."""
+
+    __slots__ = ("count", "first_at", "last_at", "size")
+
+    def __init__(self) -> None:
+        self.count = self.size = self.first_at = self.last_at = 0
+
+    def add(self, fresh: Sequence[Draft]) -> None:
+        if not fresh:
+            return
+        ats = [d.at for d in fresh]
+        low, high = min(ats), max(ats)
+        self.first_at = low if self.count == 0 else min(self.first_at, low)
+        self.last_at = high if self.count == 0 else max(self.last_at, high)
+        self.count += len(fresh)
+        self.size += sum(d.size for d in fresh)
 
 
 def plan_keyed(drafts: Sequence[Draft], stored: Mapping[str, Message]) -> Plan:

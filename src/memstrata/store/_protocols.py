@@ -114,10 +114,14 @@ class MessageStore(Protocol):
     async def forget(self, tenant: str, message_id: int) -> bool: ...
 
     async def import_session(self, tenant: str, session: str, drafts: Sequence[Draft],
-                             summary_for: Callable[[list[Message]], Summary | None] | None,
+                             summary_for: Callable[[list[int]], Summary | None] | None,
                              *, now: int, policy: CompactionPolicy,
-                             index: bool = False) -> list[Message]:
-        """Append ``drafts`` and store ``summary_for(messages)`` in one transaction."""
+                             index: bool = False) -> list[int]:
+        """Append ``drafts`` and store ``summary_for(ids)`` in one transaction; the id of
+        each draft's message (a stored one for a key the session holds), in draft order.
+
+        An import may be large: ``drafts`` may make each draft when it is read, and a store
+        should read and write them a part at a time rather than hold them all as objects."""
         ...
 
     async def purge_idle(self, prefix: str, idle_before: int) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from .._compaction import CompactionPolicy
 from ..errors import KeyConflict
 from ..store import Store
-from ..types import Message, Summary
+from ..types import Summary
 from ._common import OFF, T0, Check, keyword_ids, msg, pairs, turns
 
 __all__ = ["MESSAGE_CHECKS"]
@@ -248,12 +248,13 @@ async def check_purge_idle(store: Store) -> None:
 
 async def check_import_atomic(store: Store) -> None:
     """Messages and the summary of an import commit together."""
-    def summary_for(messages: list[Message]) -> Summary:
-        return Summary(session="s", kind="digest", body={"text": "x"}, cursor=messages[0].id,
+    def summary_for(ids: list[int]) -> Summary:
+        return Summary(session="s", kind="digest", body={"text": "x"}, cursor=ids[0],
                        created_at=T0)
-    out = await store.import_session("t", "s", pairs(3), summary_for, now=T0, policy=OFF)
+    ids = await store.import_session("t", "s", pairs(3), summary_for, now=T0, policy=OFF)
     got = await store.get_summary("t", "s")
-    assert got is not None and got.cursor == out[0].id
+    assert got is not None and got.cursor == ids[0]
+    assert [m.id for m in await store.recent("t", "s", 5)] == ids
 
 
 async def check_forget_counts(store: Store) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..._compaction import CompactionPolicy, HotRow, decide, is_due
 from ...types import Draft, Message
-from .._batch import plan_keyed
+from .._batch import IMPORT_CHUNK, Totals, plan_keyed
 from .._stored import stored_messages
 from . import _sql as sql
 from . import _vectors_sql as vsql
@@ -18,7 +18,7 @@ from ._connection import Conn
 from ._rows import row_message
 from ._text import indexed_text, refuse_nul
 
-__all__ = ["append"]
+__all__ = ["append", "append_import"]
 
 
 async def append(c: Conn, tenant: str, session: str, drafts: Sequence[Draft], now: int,
@@ -37,6 +37,34 @@ async def append(c: Conn, tenant: str, session: str, drafts: Sequence[Draft], no
     if fresh:
         await _count(c, tenant, session, fresh, now, policy)
     return out
+
+
+async def append_import(c: Conn, tenant: str, session: str, drafts: Sequence[Draft],
+                        now: int, policy: CompactionPolicy, index: bool) -> list[int]:
+    """``append`` for an import, a chunk of drafts at a time; the id of each draft's message.
+
+    The same rows as one ``append`` of all the drafts: a key stored by an earlier chunk is
+    found by the later chunks' lookup (this transaction sees its own rows), so a key repeated
+    in the import is stored once and checked against its first message, and the counters
+    and compaction are applied once, at the end."""
+    if not drafts:
+        return []
+    for d in drafts:
+        refuse_nul(d.content, "content")
+        refuse_nul(d.sender, "sender")
+        refuse_nul(d.key, "key")
+    await c.execute(sql.LOCK_SESSION, {"tenant": tenant, "session": session, "now": now,
+                                       "key": sql.APPEND_LOCK_KEY})
+    ids: list[int] = []
+    totals = Totals()
+    for lo in range(0, len(drafts), IMPORT_CHUNK):
+        out, fresh = await _insert(c, tenant, session, drafts[lo:lo + IMPORT_CHUNK], index)
+        ids.extend(m.id for m in out)
+        totals.add(fresh)
+    if totals.count:
+        await _add_counts(c, tenant, session, totals.count, totals.size, totals.first_at,
+                          totals.last_at, now, policy)
+    return ids
 
 
 async def _insert(c: Conn, tenant: str, session: str, drafts: Sequence[Draft],
@@ -92,9 +120,15 @@ async def _count(c: Conn, tenant: str, session: str, fresh: Sequence[Draft], now
                  policy: CompactionPolicy) -> None:
     """Count the new messages in the session's row and apply the compaction policy."""
     ats = [d.at for d in fresh]
+    await _add_counts(c, tenant, session, len(fresh), sum(d.size for d in fresh), min(ats),
+                      max(ats), now, policy)
+
+
+async def _add_counts(c: Conn, tenant: str, session: str, n: int, size: int, first_at: int,
+                      last_at: int, now: int, policy: CompactionPolicy) -> None:
     cur = await c.execute(sql.ADD_SESSION_COUNTERS, {
-        "n": len(fresh), "bytes": sum(d.size for d in fresh), "first": min(ats),
-        "last": max(ats), "now": now, "tenant": tenant, "session": session})
+        "n": n, "bytes": size, "first": first_at, "last": last_at, "now": now,
+        "tenant": tenant, "session": session})
     row = await cur.fetchone()
     assert row is not None  # the row was created or locked by LOCK_SESSION
     hot_count, hot_bytes, cutoff = (int(v) for v in row)

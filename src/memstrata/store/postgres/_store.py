@@ -17,6 +17,7 @@ from .._keyword import keyword_rows
 from . import _sql as sql
 from . import _vectors_sql as vsql
 from ._append import append as append_rows
+from ._append import append_import
 from ._connection import Conn, Connection
 from ._errors import PostgresErrorStore
 from ._keys import PostgresKeys
@@ -75,11 +76,11 @@ class PostgresStore:
             lambda c: append_rows(c, tenant, session, drafts, now, policy, index))
 
     async def import_session(self, tenant: str, session: str, drafts: Sequence[Draft],
-                             summary_for: Callable[[list[Message]], Summary | None] | None,
+                             summary_for: Callable[[list[int]], Summary | None] | None,
                              *, now: int, policy: CompactionPolicy,
-                             index: bool = False) -> list[Message]:
-        async def body(c: Conn) -> list[Message]:
-            out = await append_rows(c, tenant, session, drafts, now, policy, index)
+                             index: bool = False) -> list[int]:
+        async def body(c: Conn) -> list[int]:
+            out = await append_import(c, tenant, session, drafts, now, policy, index)
             summary = summary_for(out) if summary_for is not None else None
             if summary is not None:
                 await _put_summary(c, tenant, summary)

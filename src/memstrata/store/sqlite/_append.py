@@ -13,13 +13,13 @@ from typing import Any
 from ..._bigrams import bigram_texts
 from ..._compaction import CompactionPolicy, HotRow, decide, is_due
 from ...types import Draft, Message
-from .._batch import check_same, plan_keyed
+from .._batch import IMPORT_CHUNK, Totals, check_same, plan_keyed
 from .._stored import stored_messages
 from . import _sql as sql
 from ._functions import fts_body, scope_tokens
 from ._rows import row_message
 
-__all__ = ["append", "finish", "insert"]
+__all__ = ["append", "append_import", "finish", "insert"]
 
 
 def append(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
@@ -28,6 +28,26 @@ def append(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Dr
     out, fresh = insert(c, tenant, session, drafts, index)
     finish(c, tenant, session, fresh, now, policy)
     return out
+
+
+def append_import(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
+                  now: int, policy: CompactionPolicy, index: bool) -> list[int]:
+    """``append`` for an import, a chunk of drafts at a time; the id of each draft's message.
+
+    The same rows as one ``append`` of all the drafts: a key stored by an earlier chunk is
+    found by the later chunks' lookup (this transaction sees its own rows), so a key repeated
+    in the import is stored once and checked against its first message, and the counters
+    and compaction are applied once, at the end."""
+    ids: list[int] = []
+    totals = Totals()
+    for lo in range(0, len(drafts), IMPORT_CHUNK):
+        out, fresh = insert(c, tenant, session, drafts[lo:lo + IMPORT_CHUNK], index)
+        ids.extend(m.id for m in out)
+        totals.add(fresh)
+    if totals.count:
+        _count(c, tenant, session, totals.count, totals.size, totals.first_at,
+               totals.last_at, now, policy)
+    return ids
 
 
 def insert(c: sqlite3.Connection, tenant: str, session: str, drafts: Sequence[Draft],
@@ -95,9 +115,14 @@ def finish(c: sqlite3.Connection, tenant: str, session: str, fresh: Sequence[Dra
     if not fresh:
         return
     ats = [d.at for d in fresh]
+    _count(c, tenant, session, len(fresh), sum(d.size for d in fresh), min(ats), max(ats),
+           now, policy)
+
+
+def _count(c: sqlite3.Connection, tenant: str, session: str, n: int, size: int,
+           first_at: int, last_at: int, now: int, policy: CompactionPolicy) -> None:
     hot_count, hot_bytes, cutoff = c.execute(sql.UPSERT_SESSION_COUNTERS, (
-        tenant, session, len(fresh), len(fresh), sum(d.size for d in fresh), min(ats),
-        max(ats), now)).fetchone()
+        tenant, session, n, n, size, first_at, last_at, now)).fetchone()
     if is_due(hot_count, hot_bytes, policy):
         _compact(c, tenant, session, cutoff, policy)
 

@@ -17,6 +17,7 @@ from ...types import Draft, KeywordRow, Message, SessionInfo, SessionRow, Summar
 from .._keyword import keyword_rows
 from . import _sql as sql
 from ._append import append as append_rows
+from ._append import append_import
 from ._connection import Connection
 from ._damage import find_problems
 from ._errors import SQLiteErrorStore
@@ -73,11 +74,12 @@ class SQLiteStore:
             lambda c: append_rows(c, tenant, session, drafts, now, policy, index))
 
     async def import_session(self, tenant: str, session: str, drafts: Sequence[Draft],
-                             summary_for: Callable[[list[Message]], Summary | None] | None,
+                             summary_for: Callable[[list[int]], Summary | None] | None,
                              *, now: int, policy: CompactionPolicy,
-                             index: bool = False) -> list[Message]:
-        def body(c: sqlite3.Connection) -> list[Message]:
-            out = append_rows(c, tenant, session, drafts, now, policy, index) if drafts else []
+                             index: bool = False) -> list[int]:
+        def body(c: sqlite3.Connection) -> list[int]:
+            out = append_import(c, tenant, session, drafts, now, policy, index) \
+                if drafts else []
             summary = summary_for(out) if summary_for is not None else None
             if summary is not None:
                 _put_summary(c, tenant, summary)
