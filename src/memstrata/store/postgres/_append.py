@@ -21,18 +21,24 @@ from ._text import indexed_text, refuse_nul
 __all__ = ["append", "append_import"]
 
 
-async def append(c: Conn, tenant: str, session: str, drafts: Sequence[Draft], now: int,
-                 policy: CompactionPolicy, index: bool) -> list[Message]:
-    """The messages for ``drafts`` (stored ones for repeated idempotency keys), counted in
-    the session and compacted: one part of a write transaction."""
-    if not drafts:
-        return []
+async def _lock_for(c: Conn, tenant: str, session: str, drafts: Sequence[Draft],
+                    now: int) -> None:
+    """Refuse text PostgreSQL cannot store, then take the session's append lock."""
     for d in drafts:
         refuse_nul(d.content, "content")
         refuse_nul(d.sender, "sender")
         refuse_nul(d.key, "key")
     await c.execute(sql.LOCK_SESSION, {"tenant": tenant, "session": session, "now": now,
                                        "key": sql.APPEND_LOCK_KEY})
+
+
+async def append(c: Conn, tenant: str, session: str, drafts: Sequence[Draft], now: int,
+                 policy: CompactionPolicy, index: bool) -> list[Message]:
+    """The messages for ``drafts`` (stored ones for repeated idempotency keys), counted in
+    the session and compacted: one part of a write transaction."""
+    if not drafts:
+        return []
+    await _lock_for(c, tenant, session, drafts, now)
     out, fresh = await _insert(c, tenant, session, drafts, index)
     if fresh:
         await _count(c, tenant, session, fresh, now, policy)
@@ -49,12 +55,7 @@ async def append_import(c: Conn, tenant: str, session: str, drafts: Sequence[Dra
     and compaction are applied once, at the end."""
     if not drafts:
         return []
-    for d in drafts:
-        refuse_nul(d.content, "content")
-        refuse_nul(d.sender, "sender")
-        refuse_nul(d.key, "key")
-    await c.execute(sql.LOCK_SESSION, {"tenant": tenant, "session": session, "now": now,
-                                       "key": sql.APPEND_LOCK_KEY})
+    await _lock_for(c, tenant, session, drafts, now)
     ids: list[int] = []
     totals = Totals()
     for lo in range(0, len(drafts), IMPORT_CHUNK):
