@@ -1501,7 +1501,7 @@ export interface operations {
                 time_range?: "1d" | "7d" | "1m" | "1y" | "all";
                 /** @description How many (default and maximum: the server's search settings). */
                 limit?: number | null;
-                /** @description Similarity floor of semantic hits. */
+                /** @description Score floor of every semantic or hybrid hit (-1: none). Unset, the best hit needs the default floor and the others a share of its score. */
                 min_score?: number | null;
                 /** @description Leave out what the context window shows. */
                 exclude_window?: boolean;
@@ -1609,7 +1609,7 @@ export interface operations {
                 time_range?: "1d" | "7d" | "1m" | "1y" | "all";
                 /** @description How many (default and maximum: the server's search settings). */
                 limit?: number | null;
-                /** @description Similarity floor of semantic hits. */
+                /** @description Score floor of every semantic or hybrid hit (-1: none). Unset, the best hit needs the default floor and the others a share of its score. */
                 min_score?: number | null;
                 /** @description Leave out what the context window shows. */
                 exclude_window?: boolean;

@@ -76,7 +76,8 @@ export type SearchOptions = {
   match?: "keyword" | "semantic" | "hybrid";
   timeRange?: TimeRange;
   limit?: number;
-  /** Similarity floor of semantic hits. */
+  /** Score floor of every semantic or hybrid hit (-1: none). Unset, the best hit needs the
+   * default floor and the others a share of its score. */
   minScore?: number;
   /** Leave out what the context window shows (default: true). */
   excludeWindow?: boolean;

@@ -177,7 +177,10 @@ Match = Annotated[str | None, Query(description="keyword, semantic or hybrid (de
                                                 "hybrid with an embedder, else keyword).",
                                     json_schema_extra={"enum": ["keyword", "semantic",
                                                                 "hybrid"]})]
-MinScore = Annotated[float | None, Query(description="Similarity floor of semantic hits.",
+MinScore = Annotated[float | None, Query(description="Score floor of every semantic or "
+                                                     "hybrid hit (-1: none). Unset, the best "
+                                                     "hit needs the default floor and the "
+                                                     "others a share of its score.",
                                          json_schema_extra={"minimum": -1, "maximum": 1})]
 Exclude = Annotated[bool, Query(description="Leave out what the context window shows.")]
 
