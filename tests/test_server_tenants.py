@@ -5,12 +5,14 @@ tenant answers exactly as something that does not exist."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -19,7 +21,7 @@ from server_helpers import auth, make_key, running_server
 from memstrata import Memory, Settings
 from memstrata.errors import Closed
 from memstrata.providers import HashEmbedder
-from memstrata.server import Tenants
+from memstrata.server import Tenants, create_app
 
 
 @dataclass
@@ -273,3 +275,71 @@ def test_a_prefix_key_reaches_more_tenants_than_stay_open(tmp_path: Path) -> Non
         text = http.get("/metrics", headers=auth(admin)).text
         assert 1 <= len(re.findall(r'^memstrata_index_backlog\{tenant="shop/', text,
                                    flags=re.M)) <= 2
+
+
+
+async def test_a_streamed_answer_holds_its_tenant_until_it_is_sent(tmp_path: Path) -> None:
+    """With one tenant allowed open, a second tenant's request during a streamed export
+    does not close the exporting tenant under its stream: the second one, idle once
+    answered, is the one closed."""
+    db = str(tmp_path / "held.db")
+    key = make_key(db, "shop/*")
+    app = create_app(db, settings=Settings(summary_cron=None, max_open_tenants=1),
+                     embedder=None, llm=None, decision_llm=None)
+
+    def scope(path: str, user: str) -> dict[str, Any]:
+        headers = [(b"authorization", f"Bearer {key}".encode()),
+                   (b"x-memstrata-tenant", user.encode())]
+        return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+                "query_string": b"", "root_path": "", "headers": headers,
+                "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+
+    done = asyncio.Event()
+
+    def receiver() -> Callable[[], Awaitable[dict[str, Any]]]:
+        asked = False
+
+        async def receive() -> dict[str, Any]:
+            # The (empty) body once; then, as a server does, a disconnect only at the end.
+            nonlocal asked
+            if not asked:
+                asked = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await done.wait()
+            return {"type": "http.disconnect"}
+        return receive
+
+    async with app.router.lifespan_context(app):
+        tenants = app.state.tenants
+        exporter = tenants.get("shop/exporter")
+        await exporter.add("s", "user", "the first line")
+        await exporter.add("s", "assistant", "the second line")
+        first_sent, go_on = asyncio.Event(), asyncio.Event()
+        sent: list[dict[str, Any]] = []
+
+        async def slow_send(message: dict[str, Any]) -> None:
+            sent.append(message)
+            if message["type"] == "http.response.body" and not first_sent.is_set():
+                first_sent.set()
+                await go_on.wait()
+
+        export = asyncio.create_task(app(scope("/v1/sessions/s/export", "shop/exporter"),
+                                         receiver(), slow_send))
+        await asyncio.wait_for(first_sent.wait(), 10)
+        answers: list[dict[str, Any]] = []
+
+        async def collect(message: dict[str, Any]) -> None:
+            answers.append(message)
+
+        await app(scope("/v1/sessions/s/context", "shop/other"), receiver(), collect)
+        assert answers[0]["status"] == 200
+        assert tenants.tenants == ["shop/exporter"]
+        assert tenants.peek("shop/exporter") is exporter
+        go_on.set()
+        await asyncio.wait_for(export, 10)
+        assert sent[0]["status"] == 200
+        body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+        assert [json.loads(line)["content"] for line in body.splitlines()[:2]] == [
+            "the first line", "the second line"]
+        done.set()

@@ -845,8 +845,9 @@ export interface components {
              * Mode
              * @description summary (keep the summary) or all
              * @default summary
+             * @enum {string}
              */
-            mode: string;
+            mode: "summary" | "all";
         };
         /** ResetOut */
         ResetOut: {

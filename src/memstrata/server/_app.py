@@ -26,7 +26,7 @@ from ..memory import Clock
 from ..providers import LLM, Embedder
 from ..store import check_target
 from . import _routes_admin, _routes_errors, _routes_messages, _routes_sessions
-from ._auth import tenants_of
+from ._auth import HeldUntilAnswered, tenants_of
 from ._errors import NotReady, install_handlers
 from ._gates import DEFAULT_BODY_TIMEOUT_S, DEFAULT_MAX_IMPORTS, Gates
 from ._http_methods import HttpMethods
@@ -101,6 +101,7 @@ def create_app(target: str, *, settings: Settings | None = None,
     app.state.limits.on_limited = metrics.refused
     install_handlers(app)
     # HEAD and OPTIONS for every route, those added below too (the list is read per request).
+    app.add_middleware(HeldUntilAnswered)  # innermost: lets a route's lease go once answered
     app.add_middleware(HttpMethods, routes=app.router.routes, streams=("/mcp",))
     app.add_middleware(BodyLimit, default=body_limit, imports=import_limit)
     app.add_middleware(Gates, body_timeout=body_timeout, max_imports=max_imports,

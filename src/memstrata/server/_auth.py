@@ -13,13 +13,14 @@ routes ``admin``; a request outside its key's scope or tenants is 403.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import contextlib
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._ingest import check_tenant
 from ..memory import Memory
@@ -27,8 +28,9 @@ from ..types import ApiKey
 from ._errors import Forbidden, NotReady, Unauthorized
 from ._tenants import Tenants
 
-__all__ = ["TENANT_HEADER", "Caller", "admin_for", "admit", "bearer", "caller_for",
-           "check_scope", "memory_for", "report_added", "tenant_for", "tenants_of"]
+__all__ = ["TENANT_HEADER", "Caller", "HeldUntilAnswered", "admin_for", "admit", "bearer",
+           "caller_for", "check_scope", "memory_for", "report_added", "tenant_for",
+           "tenants_of"]
 
 TENANT_HEADER = "X-Memstrata-Tenant"
 """The header a key with a tenant prefix names each request's tenant in."""
@@ -38,6 +40,7 @@ bearer = HTTPBearer(auto_error=False, scheme_name="ApiKey",
                                 "(or `POST /v1/admin/keys`).")
 
 _READING = frozenset({"GET", "HEAD", "OPTIONS"})
+_HELD = "memstrata.held"  # the scope key of a request's ExitStack
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,18 +123,37 @@ async def admit(request: Request, scope: str) -> Caller:
 
 async def memory_for(request: Request,
                      _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-                     ) -> AsyncIterator[Memory]:
+                     ) -> Memory:
     """The caller's tenant's Memory (a FastAPI dependency of every ``/v1`` route), held open
-    until the answer has been sent (a streamed export's too)."""
+    until the answer has been sent (a streamed export's too): :class:`HeldUntilAnswered`
+    lets it go. (A plain function rather than a ``yield`` dependency: FastAPI's exit stack
+    for those cost more than the rest of a small read's work.)"""
+    held = request.scope.get(_HELD)
+    if not isinstance(held, contextlib.ExitStack):
+        raise RuntimeError("memory_for needs the HeldUntilAnswered middleware")
     scope = "read" if request.method in _READING else "write"
     caller = await admit(request, scope)
-    try:
-        with tenants_of(request).lease(caller.tenant) as memory:
-            yield memory
-    finally:
-        limits = getattr(request.app.state, "limits", None)
-        if limits is not None:
-            limits.settle(request)  # an add that failed gives its place in the quota back
+    limits = getattr(request.app.state, "limits", None)
+    if limits is not None:
+        # Runs after the lease ends: an add that failed gives its place in the quota back.
+        held.callback(limits.settle, request)
+    return held.enter_context(tenants_of(request).lease(caller.tenant))
+
+
+class HeldUntilAnswered:
+    """ASGI middleware: what a request's dependencies hold (its tenant's Memory, its place
+    in the quota) is let go once its answer has been sent, or has failed."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with contextlib.ExitStack() as held:
+            scope[_HELD] = held
+            await self.app(scope, receive, send)
 
 
 def report_added(request: Request, count: int) -> None:

@@ -9,8 +9,8 @@ request names it, so a client's report (the id) finds the operator's detail (the
 from __future__ import annotations
 
 import contextvars
+import os
 import re
-import uuid
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -35,7 +35,7 @@ def _chosen(scope: Scope) -> str:
             if _WELL_FORMED.fullmatch(text):
                 return text
             break  # a malformed id is replaced, not echoed
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()  # as random as a uuid4, for less work
 
 
 class RequestId:

@@ -406,7 +406,8 @@ class SummarizeOut(BaseModel):
 class ResetIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    mode: str = Field("summary", description="summary (keep the summary) or all")
+    mode: str = Field("summary", description="summary (keep the summary) or all",
+                      json_schema_extra={"enum": ["summary", "all"]})
 
 
 class ResetOut(BaseModel):
