@@ -8,7 +8,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -316,9 +316,9 @@ async def test_a_streamed_answer_holds_its_tenant_until_it_is_sent(tmp_path: Pat
         await exporter.add("s", "user", "the first line")
         await exporter.add("s", "assistant", "the second line")
         first_sent, go_on = asyncio.Event(), asyncio.Event()
-        sent: list[dict[str, Any]] = []
+        sent: list[MutableMapping[str, Any]] = []
 
-        async def slow_send(message: dict[str, Any]) -> None:
+        async def slow_send(message: MutableMapping[str, Any]) -> None:
             sent.append(message)
             if message["type"] == "http.response.body" and not first_sent.is_set():
                 first_sent.set()
@@ -327,9 +327,9 @@ async def test_a_streamed_answer_holds_its_tenant_until_it_is_sent(tmp_path: Pat
         export = asyncio.create_task(app(scope("/v1/sessions/s/export", "shop/exporter"),
                                          receiver(), slow_send))
         await asyncio.wait_for(first_sent.wait(), 10)
-        answers: list[dict[str, Any]] = []
+        answers: list[MutableMapping[str, Any]] = []
 
-        async def collect(message: dict[str, Any]) -> None:
+        async def collect(message: MutableMapping[str, Any]) -> None:
             answers.append(message)
 
         await app(scope("/v1/sessions/s/context", "shop/other"), receiver(), collect)
