@@ -34,6 +34,7 @@ from ._schemas import (
     SearchOut,
     SessionId,
     WireMessage,
+    answer,
     errors,
     hit_out,
     message_out,
@@ -74,13 +75,13 @@ def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
              responses=errors(*AUTHED, *JSON_BODY, *KEYED),
              dependencies=JSON_IN, summary="Add a message")
 async def add_message(session: SessionId, body: MessageIn, mem: Mem,
-                      request: Request) -> MessageOut:
+                      request: Request) -> Response:
     """Store one message; when the answer arrives it is committed."""
     _check_size(mem, body)
     m = await mem.add(session, cast("Role", body.role), body.content, sender=body.sender,
                       at=body.moment(), meta=body.meta, key=body.key)
     report_added(request, 1)
-    return message_out(m)
+    return answer(message_out(m), 201)
 
 
 @router.post("/sessions/{session}/messages/batch", status_code=201,
@@ -95,7 +96,7 @@ async def add_messages(session: SessionId, body: BatchIn, mem: Mem,
             _check_size(mem, item, f"items[{i}].")
         return [item.item(f"items[{i}].") for i, item in enumerate(body.items)]
 
-    def answer(stored: list[Message]) -> bytes:
+    def written(stored: list[Message]) -> bytes:
         return MessageListOut(messages=[message_out(m) for m in stored]).model_dump_json(
             ).encode()
 
@@ -104,7 +105,7 @@ async def add_messages(session: SessionId, body: BatchIn, mem: Mem,
     items = await asyncio.to_thread(checked) if large else checked()
     stored = await mem.add_many(session, items)
     report_added(request, len(stored))
-    payload = await asyncio.to_thread(answer, stored) if large else answer(stored)
+    payload = await asyncio.to_thread(written, stored) if large else written(stored)
     return Response(payload, status_code=201, media_type="application/json")
 
 
@@ -112,13 +113,13 @@ async def add_messages(session: SessionId, body: BatchIn, mem: Mem,
             responses=errors(*AUTHED), summary="List a session's messages, newest first")
 async def list_messages(session: SessionId, mem: Mem,
                         before_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
-                        limit: Limit = None, time_range: TimeRange = "all") -> MessagePageOut:
+                        limit: Limit = None, time_range: TimeRange = "all") -> Response:
     """A page of messages older than ``before_id``; an unknown session has none."""
     page = await mem.recent(session, time_range=cast("TimeRangeValue", time_range), limit=limit,
                             before_id=before_id)
     full = len(page) == (limit if limit is not None else mem.settings.search_limit)
-    return MessagePageOut(messages=[message_out(m) for m in page],
-                          next_before_id=page[-1].id if page and full else None)
+    return answer(MessagePageOut(messages=[message_out(m) for m in page],
+                                 next_before_id=page[-1].id if page and full else None))
 
 
 @router.get("/sessions/{session}/context", response_model=ContextOut,
@@ -128,7 +129,7 @@ async def context(session: SessionId, mem: Mem,
                                                      "parts of the summary relevant to it are "
                                                      "picked (with a decision model).")] = None,
                   format: Annotated[Literal["plain", "openai", "anthropic"],  # noqa: A002
-                                    Query()] = "plain") -> ContextOut:
+                                    Query()] = "plain") -> Response:
     """What to send before the new user input: ``plain`` gives the stored messages,
     ``openai`` and ``anthropic`` the wire messages (each with its time header)."""
     ctx = await mem.context(session, query=query)
@@ -143,14 +144,15 @@ async def context(session: SessionId, mem: Mem,
         system = wire["system"] or None
     else:
         messages = [message_out(m) for m in ctx.messages]
-    return ContextOut(session=session, format=format, messages=messages, summary=ctx.summary,
-                      summary_kind=ctx.summary_kind, system_prompt=system, turn_context=turn,
-                      unsummarized=ctx.unsummarized)
+    return answer(ContextOut(session=session, format=format, messages=messages,
+                             summary=ctx.summary, summary_kind=ctx.summary_kind,
+                             system_prompt=system, turn_context=turn,
+                             unsummarized=ctx.unsummarized))
 
 
 async def _search(mem: Memory, session: str | None, q: str, match: str | None,
                   time_range: str, limit: int | None, min_score: float | None,
-                  exclude_window: bool) -> SearchOut:
+                  exclude_window: bool) -> Response:
     try:
         hits = await mem.search(session, q, match=cast("MatchMode | None", match),
                                 time_range=cast("TimeRangeValue", time_range), limit=limit,
@@ -164,7 +166,7 @@ async def _search(mem: Memory, session: str | None, q: str, match: str | None,
         semantic = mem.embedder is not None and match != "keyword"
         pending = semantic and await mem.index_backlog(session) > 0
         status = "indexing_pending" if pending else "no_match"
-    return SearchOut(hits=[hit_out(h) for h in hits], status=status)
+    return answer(SearchOut(hits=[hit_out(h) for h in hits], status=status))
 
 
 _SEARCH_DOC = """Hits oldest first, with their neighbours (``matched: false``). ``status`` is
@@ -190,7 +192,7 @@ Exclude = Annotated[bool, Query(description="Leave out what the context window s
             description=_SEARCH_DOC)
 async def search_session(session: SessionId, q: Q, mem: Mem, match: Match = None,
                          time_range: TimeRange = "all", limit: Limit = None,
-                         min_score: MinScore = None, exclude_window: Exclude = True) -> SearchOut:
+                         min_score: MinScore = None, exclude_window: Exclude = True) -> Response:
     return await _search(mem, session, q, match, time_range, limit, min_score, exclude_window)
 
 
@@ -198,7 +200,7 @@ async def search_session(session: SessionId, q: Q, mem: Mem, match: Match = None
             summary="Search every session of the tenant", description=_SEARCH_DOC)
 async def search_tenant(q: Q, mem: Mem, match: Match = None, time_range: TimeRange = "all",
                         limit: Limit = None, min_score: MinScore = None,
-                        exclude_window: Exclude = True) -> SearchOut:
+                        exclude_window: Exclude = True) -> Response:
     return await _search(mem, None, q, match, time_range, limit, min_score, exclude_window)
 
 

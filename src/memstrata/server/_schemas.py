@@ -5,10 +5,11 @@ conversions from memstrata's values, and the error answers each kind of route de
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
+import time
 from typing import Annotated, Any, Literal
 
 from fastapi import Path
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, computed_field
 
 from ..config import Settings
@@ -71,10 +72,23 @@ MAX_ID = 2**63 - 1
 
 
 def iso(ns: int) -> str:
-    """UTC nanoseconds as ISO 8601 with microseconds and a ``Z``."""
+    """UTC nanoseconds as ISO 8601 with microseconds (none when they are 0, as
+    ``datetime.isoformat`` writes it) and a ``Z``. Written out by hand: a context answer
+    writes one per message, and this takes about two thirds of the time ``datetime`` does."""
     seconds, rest = divmod(ns, 10**9)
-    moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=rest // 1000)
-    return moment.isoformat().replace("+00:00", "Z")
+    t = time.gmtime(seconds)
+    day = f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
+    clock = f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
+    micro = rest // 1000
+    return f"{day}T{clock}.{micro:06d}Z" if micro else f"{day}T{clock}Z"
+
+
+def answer(model: BaseModel, status: int = 200) -> Response:
+    """``model`` as the JSON answer, serialised once: returned as a model, FastAPI would
+    validate it against the route's response model again before writing it (the route
+    still names that model, for the OpenAPI document)."""
+    return Response(model.model_dump_json().encode(), status_code=status,
+                    media_type="application/json")
 
 
 # Nanosecond times pass 2^53, where JavaScript's JSON.parse rounds a number silently: every
