@@ -148,11 +148,9 @@ class HeldUntilAnswered:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
         with contextlib.ExitStack() as held:
-            scope[_HELD] = held
+            if scope["type"] == "http":
+                scope[_HELD] = held
             await self.app(scope, receive, send)
 
 
