@@ -277,7 +277,6 @@ def test_a_prefix_key_reaches_more_tenants_than_stay_open(tmp_path: Path) -> Non
                                    flags=re.M)) <= 2
 
 
-
 async def test_a_streamed_answer_holds_its_tenant_until_it_is_sent(tmp_path: Path) -> None:
     """With one tenant allowed open, a second tenant's request during a streamed export
     does not close the exporting tenant under its stream: the second one, idle once

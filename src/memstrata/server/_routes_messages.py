@@ -96,17 +96,15 @@ async def add_messages(session: SessionId, body: BatchIn, mem: Mem,
             _check_size(mem, item, f"items[{i}].")
         return [item.item(f"items[{i}].") for i, item in enumerate(body.items)]
 
-    def written(stored: list[Message]) -> bytes:
-        return MessageListOut(messages=[message_out(m) for m in stored]).model_dump_json(
-            ).encode()
+    def written(stored: list[Message]) -> Response:
+        return answer(MessageListOut(messages=[message_out(m) for m in stored]), 201)
 
     # A large batch is checked and answered off the event loop, which serves everyone.
     large = len(body.items) > _BATCH_ON_LOOP
     items = await asyncio.to_thread(checked) if large else checked()
     stored = await mem.add_many(session, items)
     report_added(request, len(stored))
-    payload = await asyncio.to_thread(written, stored) if large else written(stored)
-    return Response(payload, status_code=201, media_type="application/json")
+    return await asyncio.to_thread(written, stored) if large else written(stored)
 
 
 @router.get("/sessions/{session}/messages", response_model=MessagePageOut,
