@@ -8,9 +8,10 @@ dictionary", which says nothing of the real mistake.
 from __future__ import annotations
 
 from fastapi import Request
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 
-__all__ = ["JSON", "json_body"]
+__all__ = ["JSON", "declares_json", "json_body"]
 
 JSON = "application/json"
 
@@ -18,6 +19,12 @@ JSON = "application/json"
 def _is_json(content_type: str) -> bool:
     media = content_type.split(";", 1)[0].strip().lower()
     return media == JSON or (media.startswith("application/") and media.endswith("+json"))
+
+
+def declares_json(headers: Headers) -> bool:
+    """The request says its body is JSON."""
+    content_type = headers.get("content-type")
+    return content_type is not None and _is_json(content_type)
 
 
 def _has_body(request: Request) -> bool:

@@ -9,7 +9,7 @@ request names it, so a client's report (the id) finds the operator's detail (the
 from __future__ import annotations
 
 import contextvars
-import os
+import random
 import re
 
 from starlette.datastructures import MutableHeaders
@@ -35,7 +35,9 @@ def _chosen(scope: Scope) -> str:
             if _WELL_FORMED.fullmatch(text):
                 return text
             break  # a malformed id is replaced, not echoed
-    return os.urandom(16).hex()  # as random as a uuid4, for less work
+    # 128 random bits from the process's generator: unique like a uuid4 without a system
+    # call per request (an id names a request, it guards nothing).
+    return f"{random.getrandbits(128):032x}"
 
 
 class RequestId:

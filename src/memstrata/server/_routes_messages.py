@@ -16,6 +16,7 @@ from ..types import TimeRange as TimeRangeValue
 from ._auth import memory_for, report_added
 from ._errors import TooLarge
 from ._media import json_body
+from ._quick import QuickRoute, Sent, as_bool, as_float, as_int, model_of, plain_query, quick
 from ._schemas import (
     AUTHED,
     JSON_BODY,
@@ -44,7 +45,7 @@ __all__ = ["router"]
 
 JSON_IN = [Depends(json_body)]
 
-router = APIRouter(prefix="/v1", tags=["messages"])
+router = APIRouter(prefix="/v1", tags=["messages"], route_class=QuickRoute)
 
 Mem = Annotated[Memory, Depends(memory_for)]
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="A message id.")]
@@ -71,9 +72,17 @@ def _check_size(mem: Memory, item: MessageIn, prefix: str = "") -> None:
         raise TooLarge(prefix + "content", f"{prefix}content {too_long(len(text), top)}")
 
 
+def _add_args(sent: Sent) -> dict[str, Any] | None:
+    body = model_of(MessageIn, sent.body)
+    if body is None or len(sent.query):
+        return None
+    return {"session": sent.path["session"], "body": body}
+
+
 @router.post("/sessions/{session}/messages", status_code=201, response_model=MessageOut,
              responses=errors(*AUTHED, *JSON_BODY, *KEYED),
              dependencies=JSON_IN, summary="Add a message")
+@quick(_add_args, body=True)
 async def add_message(session: SessionId, body: MessageIn, mem: Mem,
                       request: Request) -> Response:
     """Store one message; when the answer arrives it is committed."""
@@ -120,8 +129,20 @@ async def list_messages(session: SessionId, mem: Mem,
                                  next_before_id=page[-1].id if page and full else None))
 
 
+_FORMATS = frozenset({"plain", "openai", "anthropic"})
+
+
+def _context_args(sent: Sent) -> dict[str, Any] | None:
+    shape = sent.query.get("format", "plain")
+    if not plain_query(sent.query, ("query", "format")) or shape not in _FORMATS:
+        return None
+    return {"session": sent.path["session"], "query": sent.query.get("query"),
+            "format": shape}
+
+
 @router.get("/sessions/{session}/context", response_model=ContextOut,
             responses=errors(*AUTHED, *PROVIDER), summary="The context window and summary")
+@quick(_context_args)
 async def context(session: SessionId, mem: Mem,
                   query: Annotated[str | None, Query(description="The new user input: the "
                                                      "parts of the summary relevant to it are "
@@ -185,9 +206,31 @@ MinScore = Annotated[float | None, Query(description="Score floor of every seman
 Exclude = Annotated[bool, Query(description="Leave out what the context window shows.")]
 
 
+_SEARCH_PARAMS = ("q", "match", "time_range", "limit", "min_score", "exclude_window")
+
+
+def _search_args(sent: Sent) -> dict[str, Any] | None:
+    query = sent.query
+    q = query.get("q")
+    if q is None or not plain_query(query, _SEARCH_PARAMS):
+        return None
+    args: dict[str, Any] = {"session": sent.path["session"], "q": q,
+                            "match": query.get("match"),
+                            "time_range": query.get("time_range", "all")}
+    for name, read, default in (("limit", as_int, None), ("min_score", as_float, None),
+                                ("exclude_window", as_bool, True)):
+        text = query.get(name)
+        value = read(text) if text is not None else default
+        if text is not None and value is None:
+            return None
+        args[name] = value
+    return args
+
+
 @router.get("/sessions/{session}/search", response_model=SearchOut,
             responses=errors(*AUTHED, *PROVIDER), summary="Search one session",
             description=_SEARCH_DOC)
+@quick(_search_args)
 async def search_session(session: SessionId, q: Q, mem: Mem, match: Match = None,
                          time_range: TimeRange = "all", limit: Limit = None,
                          min_score: MinScore = None, exclude_window: Exclude = True) -> Response:

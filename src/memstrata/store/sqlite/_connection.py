@@ -142,13 +142,18 @@ class Connection:
             replenish(self.path)
             return result
 
-    async def read_small(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    async def read_small(self, fn: Callable[[sqlite3.Connection], T], *,
+                         one_statement: bool = False) -> T:
         """Like :meth:`read`, but for a few indexed lookups: run on the event loop through
         the read-only connection, which is cheaper than the hop to the writer's thread (a WAL
-        reader never waits for a lock). In-memory databases go through :meth:`read`."""
+        reader never waits for a lock). ``one_statement``: ``fn`` runs a single statement,
+        which is a transaction of its own, so no BEGIN and COMMIT are sent around it (they
+        cost more than an indexed lookup). In-memory databases go through :meth:`read`."""
         if self._reader is None:
             return await self.read(fn)
         try:
+            if one_statement:
+                return fn(self._reader)
             return _Transaction(fn, write=False)(self._reader)
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from exc

@@ -261,8 +261,9 @@ class SQLiteStore:
     async def session(self, tenant: str, session: str) -> SessionRow | None:
         # One lookup by primary key (every context() of a session longer than its window
         # makes it): on the event loop, without the hop to the writer's thread.
-        row = await self._db.read_small(lambda c: c.execute(sql.SELECT_SESSION,
-                                                            (tenant, session)).fetchone())
+        row = await self._db.read_small(
+            lambda c: c.execute(sql.SELECT_SESSION, (tenant, session)).fetchone(),
+            one_statement=True)
         if row is None:
             return None
         return SessionRow(id=row[0], messages=row[1], hot_messages=row[2], hot_bytes=row[3],
