@@ -27,6 +27,7 @@ import aiosqlite
 from ...errors import DatabaseCorrupt, DiskFull, StoreError
 from . import _sql as sql
 from ._functions import register
+from ._group import WriteGroups
 from ._identity import FileIdentity, empty_wal
 from ._reserve import release, replenish
 from ._schema import MIGRATIONS
@@ -59,6 +60,10 @@ class Connection:
         self._aside: sqlite3.Connection | None = None
         self._aside_thread: ThreadPoolExecutor | None = None
         self._identity: FileIdentity | None = None
+        self._groups = WriteGroups(
+            together=lambda group: self._call(_Transaction(group, write=True,
+                                                           identity=self._identity)),
+            alone=self.write)
         self.path = path
 
     @classmethod
@@ -97,6 +102,7 @@ class Connection:
         return db
 
     async def close(self) -> None:
+        await self._groups.drain()
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -125,6 +131,12 @@ class Connection:
         """``fn(connection)`` in one write transaction, committed when it returns and rolled
         back when it raises."""
         return await self._call(_Transaction(fn, write=True, identity=self._identity))
+
+    async def write_together(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Like :meth:`write`, but the transaction may also hold other such writes that
+        arrived while the writer was busy, each undone alone when it raises (see
+        :mod:`._group`): for the small writes many callers make at once."""
+        return await self._groups.write(fn)
 
     async def write_freeing(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Like :meth:`write`, for a write that frees space (a delete): on a full disk the

@@ -70,7 +70,7 @@ class SQLiteStore:
 
     async def append(self, tenant: str, session: str, drafts: Sequence[Draft], *, now: int,
                      policy: CompactionPolicy, index: bool = False) -> list[Message]:
-        return await self._db.write(
+        return await self._db.write_together(
             lambda c: append_rows(c, tenant, session, drafts, now, policy, index))
 
     async def import_session(self, tenant: str, session: str, drafts: Sequence[Draft],
