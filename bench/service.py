@@ -17,7 +17,9 @@ Operations: ``add`` (one message, acknowledged once committed), ``context`` (the
 random session) and keyword ``search`` in a random session. Writes go to their own sessions,
 so both sides read the same data. Prints requests/s and p50/p95 of each side, their ratio, and
 the service targets with PASS/MISS; writes the figures as JSON under ``--out``. The targets are
-ratios to the stronger in-process figure (an absolute rate mostly measures the machine's load).
+the service's own rates (add ≥ 1,000/s and context ≥ 1,500/s under 32 clients) and the
+context tail; the ratio to the stronger in-process figure is printed beside them, since an
+absolute rate also measures what else the machine runs.
 
 ``--overhead N`` measures instead what rate limiting and metrics cost: the same app served by
 uvicorn with both off (no metrics middleware, no limits) and with both on (every key's rate
@@ -58,11 +60,9 @@ from memstrata.types import Role
 
 TENANT = "bench"
 WRITE_SESSIONS = 200
-# HTTP requests/s as a share of the same calls in-process (the stronger of the two ways), and
-# the context tail under load as a multiple of its median. The shares are those the absolute
-# targets (add ≥ 1,000/s, context ≥ 1,500/s) made of the in-process rates on a quiet machine.
-TARGET_ADD_SHARE = 0.33
-TARGET_CONTEXT_SHARE = 0.075
+# HTTP requests/s the service must reach under 32 clients, and the context tail under load as
+# a multiple of its median.
+TARGET_RATE = {"add": 1_000.0, "context": 1_500.0}
 TARGET_CONTEXT_TAIL = 1.5
 SERVER_ENV = {"MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
 OPS = ("add", "context", "search")
@@ -319,7 +319,6 @@ def table_rows(res: Results) -> list[list[str]]:
     """[metric, HTTP, in-process tasks, in-process threads, HTTP/best in-process, target,
     met?] rows."""
     rows: list[list[str]] = []
-    share = {"add": TARGET_ADD_SHARE, "context": TARGET_CONTEXT_SHARE}
     for op in OPS:
         http = res.phases.get(f"http_{op}")
         tasks, threads = res.phases.get(f"local_{op}"), res.phases.get(f"threads_{op}")
@@ -331,8 +330,8 @@ def table_rows(res: Results) -> list[list[str]]:
             b = best.get(key) if best else None
             ratio = "—" if h is None or not b else f"{h / b:.2f}x"
             target, met = "", None
-            if key == "rate" and op in share and h is not None and b:
-                target, met = f"≥ {share[op]:g}x in-process", h / b >= share[op]
+            if key == "rate" and op in TARGET_RATE and h is not None:
+                target, met = f"≥ {TARGET_RATE[op]:,.0f}/s", h >= TARGET_RATE[op]
             if op == "context" and key == "p95_ms" and http:
                 tail = http["p95_ms"] / http["p50_ms"]
                 target = f"≤ {TARGET_CONTEXT_TAIL:g}x HTTP p50 ({tail:.2f}x)"
@@ -377,9 +376,10 @@ def profiling(pid: int, out: Path | None) -> Iterator[None]:
 
 
 async def overhead(path: Path, work: Path, ids: Sequence[str], args: argparse.Namespace
-                   ) -> dict[tuple[str, str], list[float]]:
-    """Requests/s of ``add`` and ``context`` per side (``off``, ``on``), one per round."""
-    rates: dict[tuple[str, str], list[float]] = {}
+                   ) -> dict[tuple[str, str, str], list[float]]:
+    """Requests/s (``rate``) and server CPU per call (``cpu_ms``) of ``add`` and ``context``
+    per side (``off``, ``on``), one of each per round."""
+    rates: dict[tuple[str, str, str], list[float]] = {}
     key = make_key(path)
     for r in range(args.overhead):
         sides = (("off", True), ("on", False)) if r % 2 == 0 else (("on", False), ("off", True))
@@ -393,8 +393,11 @@ async def overhead(path: Path, work: Path, ids: Sequence[str], args: argparse.Na
                 res = Results(config={}, machine={})
                 await over_http(url, pid, key, ids, args, res, ops=("context", "add"))
             for op in ("context", "add"):
-                rates.setdefault((side, op), []).append(res.phases[f"http_{op}"]["rate"])
-                log(f"round {r + 1} {side:>3} {op:<8} {rates[(side, op)][-1]:,.0f}/s")
+                for what in ("rate", "cpu_ms"):
+                    rates.setdefault((side, op, what), []).append(
+                        res.phases[f"http_{op}"][what])
+                log(f"round {r + 1} {side:>3} {op:<8} {rates[(side, op, 'rate')][-1]:,.0f}/s, "
+                    f"{rates[(side, op, 'cpu_ms')][-1]:.3f} ms of CPU per call")
     return rates
 
 
@@ -498,7 +501,7 @@ def overhead_share(raw: Path) -> float:
 
 
 def main_overhead(args: argparse.Namespace) -> int:
-    async def measure(work: Path) -> dict[tuple[str, str], list[float]]:
+    async def measure(work: Path) -> dict[tuple[str, str, str], list[float]]:
         log(f"loading {args.messages:,} messages over {args.sessions:,} sessions")
         ids = await load(work / "service.db", args.messages, args.sessions)
         return await overhead(work / "service.db", work, ids, args)
@@ -510,13 +513,16 @@ def main_overhead(args: argparse.Namespace) -> int:
         shutil.rmtree(work, ignore_errors=True)
     print(f"rate limiting and metrics: {args.messages:,} messages, {args.clients} clients, "
           f"{args.seconds:g} s per phase, {args.overhead} rounds, {os.cpu_count()} CPUs "
-          f"(load {os.getloadavg()[0]:.1f}); median requests/s")
-    print(f"  {'':<8} {'off':>9} {'on':>9}  cost")
+          f"(load {os.getloadavg()[0]:.1f}); medians of the rounds")
+    print(f"  {'':<8} {'off /s':>9} {'on /s':>9}  cost   {'off CPU':>9} {'on CPU':>9}  cost")
     for op in ("add", "context"):
-        off, on = (statistics.median(rates[(side, op)]) for side in ("off", "on"))
-        cost = 1 - on / off
-        print(f"  {op:<8} {off:>9,.0f} {on:>9,.0f}  {cost:6.1%}  "
-              f"{'met' if cost <= 0.10 else 'missed'} (target <= 10 %)")
+        off, on = (statistics.median(rates[(side, op, "rate")]) for side in ("off", "on"))
+        cpu_off, cpu_on = (statistics.median(rates[(side, op, "cpu_ms")])
+                           for side in ("off", "on"))
+        cost, cpu_cost = 1 - on / off, cpu_on / cpu_off - 1
+        print(f"  {op:<8} {off:>9,.0f} {on:>9,.0f}  {cost:6.1%} {cpu_off:>6.3f} ms "
+              f"{cpu_on:>6.3f} ms  {cpu_cost:6.1%}  "
+              f"{'met' if cost <= 0.10 else 'missed'} (target <= 10 % slower)")
     if args.profile is not None:
         # The rates swing with the machine's load more than the effect; the profile says what
         # share of the server's time the limits and the metrics themselves take.

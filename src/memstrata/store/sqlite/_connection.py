@@ -6,10 +6,11 @@ function runs whole on aiosqlite's connection thread, so a store operation costs
 the event loop and no other task can interleave statements inside it. Writes use ``BEGIN
 IMMEDIATE`` (the write lock is taken up front, so two writers never deadlock on an upgrade)
 with SQLite's busy timeout plus a retry loop, so "database is locked" never reaches the
-caller while another process holds the lock for a while. Driver errors become ``StoreError``
-here (a full disk ``DiskFull``, a damaged file ``DatabaseCorrupt``), and only here are
-aiosqlite's internals touched. Every write first checks that the path still names the open
-file (``_identity``).
+caller while another process holds the lock for a while. Small writes that many callers make
+at once (appends) may share a transaction and its commit (:meth:`Connection.write_together`,
+``_group``). Driver errors become ``StoreError`` here (a full disk ``DiskFull``, a damaged
+file ``DatabaseCorrupt``), and only here are aiosqlite's internals touched. Every write first
+checks that the path still names the open file (``_identity``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class Connection:
         self._raw: sqlite3.Connection = conn._conn
         self._reader: sqlite3.Connection | None = None
         # A read-only connection on a thread of its own, for the reads every request makes
-        # (key lookups, quotas, /readyz): they never queue behind the writer's thread.
+        # (quotas, /readyz): they never queue behind the writer's thread.
         self._aside: sqlite3.Connection | None = None
         self._aside_thread: ThreadPoolExecutor | None = None
         self._identity: FileIdentity | None = None
