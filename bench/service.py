@@ -165,7 +165,7 @@ def in_threads(path: Path, ids: Sequence[str], args: argparse.Namespace,
 # -- over HTTP -------------------------------------------------------------------------------
 
 
-def make_key(path: Path, tenant: str = TENANT, env: dict[str, str] | None = None) -> str:
+def make_key(path: Path | str, tenant: str = TENANT, env: dict[str, str] | None = None) -> str:
     done = subprocess.run([sys.executable, "-m", "memstrata", "--db", str(path), "keys",
                            "create", "--tenant", tenant, "--name", "bench"],
                           capture_output=True, text=True, check=True,
@@ -211,7 +211,7 @@ LIMITED_ENV = {"MEMSTRATA_KEY_RATE_PER_SECOND": "1000000",
                "MEMSTRATA_TENANT_STORED_BYTES": "1000000000000"}
 
 
-def server_command(path: Path, port: int, tuned: bool, bare: bool = False) -> list[str]:
+def server_command(path: Path | str, port: int, tuned: bool, bare: bool = False) -> list[str]:
     if bare:
         return [sys.executable, "-c", BARE, str(path), str(port)]
     if tuned:
@@ -221,7 +221,7 @@ def server_command(path: Path, port: int, tuned: bool, bare: bool = False) -> li
 
 
 @contextlib.contextmanager
-def serving(path: Path, work: Path, tuned: bool, env: dict[str, str] | None = None,
+def serving(path: Path | str, work: Path, tuned: bool, env: dict[str, str] | None = None,
             bare: bool = False) -> Iterator[tuple[str, int]]:
     """The server on the file; yields its URL and process id. Its log goes to a file (a pipe
     nobody reads would fill and stall it). ``env`` replaces the benchmark's server settings

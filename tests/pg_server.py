@@ -18,10 +18,12 @@ import importlib.util
 import os
 import pwd
 import shutil
+import signal
 import socket
 import stat
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -64,6 +66,15 @@ def _os_user() -> str | None:
         subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
                         _OS_USER], check=True, capture_output=True)
     return _OS_USER
+
+
+def _alive(pid: int) -> bool:
+    """The process runs (a zombie nobody has reaped yet does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 class PgServer:
@@ -130,6 +141,16 @@ class PgServer:
         """Stop the server (``pg_ctl -m fast``) and leave it stopped; :meth:`resume` starts it
         again on the same port and data."""
         self._run("pg_ctl", "-D", str(self._data), "-m", "fast", "-w", "stop")
+
+    def kill(self) -> None:
+        """Kill the server as a crash would (SIGKILL to the postmaster; its backends end on
+        their own once they notice) and leave it down; :meth:`resume` starts it again, with
+        crash recovery, on the same port and data."""
+        pid = int((self._data / "postmaster.pid").read_text().split()[0])
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def resume(self) -> None:
         self._launch()

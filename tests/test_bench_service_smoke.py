@@ -36,3 +36,22 @@ def test_service_benchmark_quick(tmp_path: Path) -> None:
             assert phase["calls"] > 0 and phase["errors"] == 0, (side, op, phase)
     # The database lived in a temporary folder that the run removed.
     assert not any(p.suffix == ".db" for p in tmp_path.rglob("*"))
+
+
+def test_postgres_outage_benchmark_quick(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "pg_outage.py"), "--quick",
+         "--work-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, check=False)
+    # Exit status 1 is a missed target; the timings are judged on a quiet machine, here only
+    # that the run measured them. What must hold anywhere: nothing acknowledged was lost and
+    # every answer was one the outage allows.
+    assert proc.returncode in (0, 1), proc.stdout[-2000:] + proc.stderr[-2000:]
+    rows = {line.split("  ")[1].strip(): line for line in proc.stdout.splitlines()
+            if line.startswith("  ") and "target" in line}
+    assert set(rows) == {"longest wait of any request",
+                         "first write stored after the database's return",
+                         "acknowledged writes lost", "answers other than 200, 201 and 503"}
+    assert rows["acknowledged writes lost"].rstrip().endswith("PASS")
+    assert rows["answers other than 200, 201 and 503"].rstrip().endswith("PASS")
+    assert " 0 of " in rows["acknowledged writes lost"]

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from server_helpers import auth, make_key, running_server
 
-from memstrata.errors import DatabaseCorrupt, DiskFull, StoreError
+from memstrata.errors import DatabaseCorrupt, DatabaseUnavailable, DiskFull, StoreError
 from memstrata.server import create_app
 
 SECRET_PATH = "/srv/private/tenants.db"
@@ -25,6 +25,7 @@ SECRET_HOST = "db.internal:5432/memstrata"
     (DiskFull(f"the disk holding {SECRET_PATH} is full"), 507),
     (DatabaseCorrupt(f"{SECRET_PATH} is damaged: page 7"), 500),
     (StoreError(f"could not reach {SECRET_HOST}: SELECT id FROM messages"), 500),
+    (DatabaseUnavailable(f"no connection to PostgreSQL at {SECRET_HOST}"), 503),
 ])
 def test_a_failure_names_its_kind_and_request_id_and_logs_the_detail(
         exc: Exception, status: int, caplog: pytest.LogCaptureFixture) -> None:

@@ -11,6 +11,7 @@ from .errormem import ErrorMemory
 from .errors import (
     Closed,
     DatabaseCorrupt,
+    DatabaseUnavailable,
     DiskFull,
     FlushTimeout,
     InvalidInput,
@@ -30,6 +31,7 @@ __all__ = [
     "Closed",
     "Context",
     "DatabaseCorrupt",
+    "DatabaseUnavailable",
     "DiskFull",
     "ErrorMemory",
     "ErrorOutcome",

@@ -8,7 +8,8 @@
     ├── NotFound (LookupError)     the session, message or record does not exist
     ├── StoreError                 the database failed (raised from the driver's error)
     │   ├── DiskFull               no space left for a write; nothing of it was stored
-    │   └── DatabaseCorrupt        the database file is damaged (``memstrata check``)
+    │   ├── DatabaseCorrupt        the database file is damaged (``memstrata check``)
+    │   └── DatabaseUnavailable    the database server cannot be reached for now
     ├── ProviderError              an LLM or embedding provider failed after its retries
     │   ├── InvalidSummary         the model replied, but not with a usable summary
     │   └── SummaryFailed          a summary chunk failed; earlier chunks stay saved
@@ -25,6 +26,7 @@ from .types import SummaryResult
 __all__ = [
     "Closed",
     "DatabaseCorrupt",
+    "DatabaseUnavailable",
     "DiskFull",
     "FlushTimeout",
     "InvalidInput",
@@ -77,6 +79,14 @@ class DatabaseCorrupt(StoreError):
     """The database file is damaged: SQLite found a page or record it cannot read. Nothing
     is guessed; ``memstrata check`` names what is damaged and ``memstrata salvage`` copies
     what can still be read into a new file."""
+
+
+class DatabaseUnavailable(StoreError):
+    """The database server cannot be reached (PostgreSQL stopped, restarting, or the network
+    down). A call that could not get a connection did nothing; one whose connection was cut
+    under it may or may not have stored a write whose commit was under way (an idempotency
+    key makes the retry safe). Later calls work again once the server is back, without
+    reopening."""
 
 
 class ProviderError(MemstrataError):

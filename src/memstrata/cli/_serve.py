@@ -124,14 +124,14 @@ def serve(
         settings = settings.replace(embed_workers=SERVE_EMBED_WORKERS)
     application = create_app(target, settings=settings, body_timeout=body_timeout,
                              max_imports=max_imports)
-    from ..server import header_timeout_protocol, json_log_config, serving_runtime
+    from ..server import header_timeout_protocol, json_log_config, serving_runtime, text_log_config
 
     # Last: it runs once the database and models are open, so gc.freeze keeps them.
     application.state.lifespan_hooks.append(serving_runtime)
 
-    extra: dict[str, Any] = {"http": header_timeout_protocol(header_timeout)}
-    if log_format is LogFormat.json:
-        extra["log_config"] = json_log_config()
+    extra: dict[str, Any] = {"http": header_timeout_protocol(header_timeout),
+                             "log_config": json_log_config() if log_format is LogFormat.json
+                             else text_log_config()}
     config = uvicorn.Config(application, host=host, port=port, lifespan="on", **extra,
                             log_level="info", access_log=access_log,
                             timeout_graceful_shutdown=_GRACEFUL_S,

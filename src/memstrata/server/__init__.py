@@ -10,7 +10,7 @@ from ._app import STATIC_DIR, LifespanHook, create_app
 from ._auth import TENANT_HEADER, tenant_for
 from ._errors import Forbidden, NotReady, RateLimited, TooLarge, Unauthorized, error_body
 from ._limits import DEFAULT_BODY_LIMIT, IMPORT_BODY_LIMIT
-from ._logs import JsonLines, json_log_config
+from ._logs import JsonLines, json_log_config, text_log_config
 from ._protocol import header_timeout_protocol
 from ._runtime import serving_runtime
 from ._tenants import Tenants
@@ -36,4 +36,5 @@ __all__ = [
     "parse_key",
     "serving_runtime",
     "tenant_for",
+    "text_log_config",
 ]

@@ -15,6 +15,7 @@ Forbidden                           403     forbidden
 RateLimited                         429     rate_limited
 ProviderError (and its subclasses)  502     provider_error
 Closed, NotReady, FlushTimeout      503     unavailable
+DatabaseUnavailable                 503     unavailable
 DiskFull                            507     disk_full
 StoreError (DatabaseCorrupt too)    500     store_error
 ==================================  ======  =================
@@ -37,6 +38,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..errors import (
     Closed,
     DatabaseCorrupt,
+    DatabaseUnavailable,
     DiskFull,
     FlushTimeout,
     InvalidInput,
@@ -96,12 +98,14 @@ def _answer(status: int, kind: str, message: str, field: str | None = None,
                         headers=headers)
 
 
-def _logged(what: str, exc: BaseException) -> str:
+def _logged(what: str, exc: BaseException, *, trace: bool = True) -> str:
     """Log the detail of a failure for the operator (paths, hosts, the driver's words), under
-    the request's id; the client's answer names the id only."""
+    the request's id; the client's answer names the id only. ``trace=False``: one line, for a
+    failure whose cause the message says (a database that cannot be reached fails every
+    request while it lasts)."""
     ident = current_request_id()
     log.error("request %s: %s: %s", ident or "-", what, exc,
-              exc_info=exc if exc.__cause__ is not None else None)
+              exc_info=exc if trace and exc.__cause__ is not None else None)
     return f" (request id {ident})" if ident else ""
 
 
@@ -136,6 +140,11 @@ def answer_for(exc: MemstrataError) -> JSONResponse:
         ref = _logged("disk full", exc)
         return _answer(507, "disk_full", "the disk holding the database is full; nothing of "
                        f"this request was stored{ref}", headers={"Retry-After": "60"})
+    if isinstance(exc, DatabaseUnavailable):
+        # PostgreSQL is down or restarting: the same request can succeed shortly.
+        ref = _logged("database unreachable", exc, trace=False)
+        return _answer(503, "unavailable", f"the database cannot be reached for now{ref}; "
+                       "try again shortly", headers={"Retry-After": "1"})
     if isinstance(exc, DatabaseCorrupt):
         ref = _logged("database damaged", exc)
         return _answer(500, "store_error", f"the database is damaged{ref}; the service's log "

@@ -32,7 +32,7 @@ from psycopg.pq import ConnStatus, TransactionStatus
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
-from ...errors import DiskFull, StoreError
+from ...errors import DatabaseUnavailable, DiskFull, StoreError
 from ._migrate import migrate
 
 __all__ = ["Conn", "Connection"]
@@ -44,8 +44,9 @@ _POOL_MAX = 10
 _CONNECT_TIMEOUT_S = 5
 # How long a call waits for a connection from the pool before it fails: an unreachable server
 # fails calls in seconds rather than holding every request (the pool keeps reconnecting in
-# the background, so calls work again once the server is back).
-_POOL_WAIT_S = 5.0
+# the background, so calls work again once the server is back). Under 5 s with what a call
+# that lost its connection does before it waits (bench/pg_outage.py measures the longest).
+_POOL_WAIT_S = 4.0
 _DISK_FULL = "53100"  # disk_full: a data file could not be extended (the WAL panics instead)
 _WRITE_RETRIES = 8
 
@@ -225,13 +226,13 @@ def _store_error(exc: psycopg.Error, where: str) -> StoreError:
     if isinstance(exc, PoolClosed):
         return StoreError(f"the PostgreSQL connection pool for {where} is closed")
     if isinstance(exc, PoolTimeout):
-        return StoreError(f"no connection to PostgreSQL at {where} could be had in time "
+        return DatabaseUnavailable(f"no connection to PostgreSQL at {where} could be had in time "
                           f"(is the server running?): {_first_line(exc)}")
     if _lost(exc):
         # The server went away under the call (stopped, restarted, the network): the pool
         # drops the connection and opens new ones by itself, so the next call can succeed.
         # A write cut at its commit may or may not have been stored.
-        return StoreError(f"lost the connection to PostgreSQL at {where} "
+        return DatabaseUnavailable(f"lost the connection to PostgreSQL at {where} "
                           f"({_first_line(exc)}); the call was cut off")
     if exc.sqlstate == _DISK_FULL:
         return DiskFull(f"the disk of the PostgreSQL server at {where} is full "
