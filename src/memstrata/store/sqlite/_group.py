@@ -99,7 +99,7 @@ class WriteGroups:
     async def drain(self) -> None:
         """Wait until every queued write has run (before the connection closes)."""
         while self._flusher is not None and not self._flusher.done():
-            await asyncio.shield(self._flusher)
+            await asyncio.wait([self._flusher])  # its outcome is its callers' to see
 
     async def _flush(self) -> None:
         try:
@@ -122,7 +122,8 @@ class WriteGroups:
             for member in group:
                 await self._one(member)
             return
-        except BaseException as exc:  # BEGIN or COMMIT failed: nothing was written
+        except BaseException as exc:  # BEGIN, the file check or COMMIT failed (nothing of
+            # the group was written), or the flush itself was cancelled
             for member in group:
                 _settle(member.answer, False, exc)
             if not isinstance(exc, Exception):
