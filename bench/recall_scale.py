@@ -17,7 +17,9 @@ rebuilt when its session's vector version moves), in the same process and on the
   is embedded again);
 * the first query of a process that starts from the index saved beside the database
   (``<file>.index/``), against the first query that reads the tenant from the store;
-* the index's bytes per hot message, and the process's resident memory growth.
+* the index's bytes per hot message, and the process's resident memory growth;
+* hybrid search p95 with the learned ranker beside the hand-tuned fusion it replaced
+  (``ranker="fusion"``), interleaved on the same data (``ranker``).
 
 The hashing embedder has no trained ranker, so the bench lends it the default model's
 (features do not depend on the model): what is timed is what search does for the default
@@ -194,6 +196,49 @@ async def session_phase(args: argparse.Namespace, root: Path) -> list[Row]:
     return rows
 
 
+async def ranker_phase(args: argparse.Namespace, root: Path) -> list[Row]:
+    """Hybrid search p95 with the learned ranker (the default: the tenant index) against the
+    hand-tuned fusion it replaced (``ranker="fusion"``: per-session indexes), the two
+    interleaved query by query on the same warm data: the one large session, and the whole
+    many-session tenant."""
+    per = max(1, args.messages // args.sessions)
+    cases: list[tuple[Path, int, int, str | None, str, int]] = [
+        (root / f"session-{args.big}.db", 1, args.big, "s0", f"session of {args.big:,}",
+         args.queries)]
+    if args.messages > 0:
+        # Fusion across a tenant loops over its sessions, a second or more a query.
+        cases.append((root / f"tenant-{args.sessions}x{per}.db", args.sessions, per, None,
+                      f"tenant-wide, {per * args.sessions:,} messages over "
+                      f"{args.sessions:,} sessions", max(5, args.queries // 4)))
+    rows: list[Row] = []
+    for path, sessions, size, session, label, queries in cases:
+        if size <= 0:
+            continue
+        await _build(path, sessions, size)
+        store = await open_store(str(path))
+        try:
+            paths = Paths(store)
+            fusion = Searcher(store, store.vectors, paths.embedder, VectorCache(CACHE_BYTES),
+                              SETTINGS.replace(ranker="fusion"), "default", None)
+            times: dict[str, list[float]] = {"learned": [], "fusion": []}
+            ways = {"learned": paths.new, "fusion": fusion}
+            for searcher in ways.values():  # warm: indexes built, caches filled
+                await _search(searcher, session, QUERIES[0], "hybrid")
+            for i in range(queries):
+                order = ("learned", "fusion") if i % 2 == 0 else ("fusion", "learned")
+                for name in order:
+                    times[name].append(await _search(ways[name], session,
+                                                     QUERIES[i % len(QUERIES)], "hybrid"))
+            ratio = _p95(times["learned"]) / _p95(times["fusion"])
+            rows.append((f"learned ranker: {label}, hybrid p95 ({queries} queries)",
+                         f"{_ms(_p95(times['learned']))} ({ratio:.2f}x)",
+                         f"fusion {_ms(_p95(times['fusion']))}; <= 1.2x",
+                         "met" if ratio <= 1.2 else "missed"))
+        finally:
+            await store.close()
+    return rows
+
+
 async def tenant_phase(args: argparse.Namespace, root: Path) -> list[Row]:
     per = max(1, args.messages // args.sessions)
     path = root / f"tenant-{args.sessions}x{per}.db"
@@ -309,9 +354,9 @@ def main() -> None:
     parser.add_argument("--data", default=os.path.join(tempfile.gettempdir(),
                                                        "memstrata-recall-scale"))
     parser.add_argument("--phases", type=lambda v: set(v.split(",")),
-                        default={"session", "tenant", "keyword", "service"},
-                        help="which phases to run (session,tenant,keyword,service); the "
-                             "last two when their modules are present")
+                        default={"session", "tenant", "ranker", "keyword", "service"},
+                        help="which phases to run (session,tenant,ranker,keyword,service); "
+                             "the last two when their modules are present")
     args, rest = parser.parse_known_args()
     root = Path(args.data)
     root.mkdir(parents=True, exist_ok=True)
@@ -320,6 +365,8 @@ def main() -> None:
         rows += asyncio.run(session_phase(args, root))
     if args.messages > 0 and "tenant" in args.phases:
         rows += asyncio.run(tenant_phase(args, root))
+    if "ranker" in args.phases:
+        rows += asyncio.run(ranker_phase(args, root))
     rows += _hooks(args, rest)
     width = max(len(r[0]) for r in rows) if rows else 10
     print(f"{'what':<{width}}  {'measured':<24}  {'target / baseline':<28}  verdict")
