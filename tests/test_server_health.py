@@ -75,20 +75,40 @@ def test_postgres_down_fails_fast_and_the_service_recovers(tmp_path: Path) -> No
         pg.stop()
 
 
+class _Served:
+    """``memstrata serve`` in a subprocess on a free port (no embedder, no summaries)."""
+
+    def __init__(self, db: str, *options: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "memstrata", "--db", db, "serve", "--port",
+             str(self.port), *options],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def __enter__(self) -> _Served:
+        wait_until_up(self.url)
+        return self
+
+    def stop(self) -> str:
+        """Stop it with SIGTERM as an operator would; its stderr."""
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.communicate(timeout=60)[1]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is a POSIX signal")
 def test_serve_logs_json_lines_and_bounds_connections(tmp_path: Path) -> None:
     db = str(tmp_path / "j.db")
     key = make_key(db, "t")
-    port = free_port()
-    env = {**os.environ, "MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "--db", db, "serve", "--port", str(port),
-         "--access-log", "--log-format", "json", "--header-timeout", "1",
-         "--limit-concurrency", "3"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_until_up(url)
+    with _Served(db, "--access-log", "--log-format", "json", "--header-timeout", "1",
+                 "--limit-concurrency", "3") as served:
+        url, port = served.url, served.port
         assert httpx.get(f"{url}/v1/sessions", headers=auth(key)).status_code == 200
         # Headers that never finish: the connection is closed once the timeout passes.
         with socket.create_connection(("127.0.0.1", port), timeout=10) as slow:
@@ -104,12 +124,7 @@ def test_serve_logs_json_lines_and_bounds_connections(tmp_path: Path) -> None:
         finally:
             for conn in held:
                 conn.close()
-        server.send_signal(signal.SIGTERM)
-        _, err = server.communicate(timeout=60)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.communicate()
+        err = served.stop()
     lines = [line for line in err.splitlines() if line.strip()]
     records = [json.loads(line) for line in lines]  # every line is one JSON object
     assert all({"time", "level", "logger", "message"} <= set(r) for r in records)
@@ -122,25 +137,14 @@ def test_serve_logs_json_lines_and_bounds_connections(tmp_path: Path) -> None:
 def test_serve_logs_plain_lines_by_default(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     key = make_key(str(db), "t")
-    port = free_port()
-    env = {**os.environ, "MEMSTRATA_EMBEDDER": "none", "MEMSTRATA_SUMMARY_CRON": "none"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "--db", str(db), "serve", "--port", str(port),
-         "--access-log"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_until_up(url)
+    with _Served(str(db), "--access-log") as served:
+        url = served.url
         assert httpx.get(f"{url}/v1/sessions", headers=auth(key)).status_code == 200
         db.unlink()  # the next write fails, and the service logs why
         failed = httpx.post(f"{url}/v1/sessions/s/messages", headers=auth(key),
                             json={"role": "user", "content": "hello"})
         assert failed.status_code == 500
-        server.send_signal(signal.SIGTERM)
-        _, err = server.communicate(timeout=60)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.communicate()
+        err = served.stop()
     record = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (DEBUG|INFO|WARNING|ERROR|CRITICAL) "
                         r"[\w.]+: ")
     records = [line for line in err.splitlines() if record.match(line)]
