@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from service import TARGET_CONTEXT_TAIL, TARGET_RATE
+
 HERE = Path(__file__).resolve().parent
 PARTS = ("core", "service", "peers")
 MIN_ROUNDS = 3
@@ -123,14 +125,14 @@ def _service_rows() -> list[Row]:
                       ("search", "keyword search")):
         rows.append(Row("service", f"HTTP {label} requests/s", f"http_{op}_rate",
                         f"best_local_{op}_rate", "in-process, same concurrency", "/s"))
-        target = {"add": 1_000.0, "context": 1_500.0}.get(op)
+        target = TARGET_RATE.get(op)
         if target is not None:
             rows.append(Row("service", f"HTTP {label} requests/s", f"http_{op}_rate", None,
                             "", "/s", at_least=target, absolute=True))
         rows.append(Row("service", f"HTTP {label} CPU per call", f"http_{op}_cpu_ms",
                         f"best_local_{op}_cpu_ms", "in-process, same concurrency", "ms"))
     rows.append(Row("service", "HTTP context p95 / p50 (a starved client)", "http_context_tail",
-                    None, "", "x", at_most=1.5, absolute=True))
+                    None, "", "x", at_most=TARGET_CONTEXT_TAIL, absolute=True))
     return rows
 
 

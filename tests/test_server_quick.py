@@ -130,13 +130,15 @@ def test_each_reader_takes_a_plain_request_and_declines_an_unusual_one() -> None
         return Sent(QueryParams(query), path, body)
 
     assert _search_args(sent("q=Mochi&limit=5&min_score=-0.5&exclude_window=false")) == {
-        "session": "s", "q": "Mochi", "match": None, "time_range": "all", "limit": 5,
-        "min_score": -0.5, "exclude_window": False}
+        "session": "s", "q": "Mochi", "limit": 5, "min_score": -0.5, "exclude_window": False}
+    assert _search_args(sent("q=Mochi&match=keyword&time_range=7d")) == {
+        "session": "s", "q": "Mochi", "match": "keyword", "time_range": "7d"}
     for odd in ("limit=5", "q=a&q=b", "q=a&limit=05", "q=a&limit=+5", "q=a&min_score=1e-2",
                 "q=a&exclude_window=yes", "q=a&other=1"):
         assert _search_args(sent(odd)) is None, odd
-    assert _context_args(sent("")) == {"session": "s", "query": None, "format": "plain"}
-    assert _context_args(sent("format=openai&query=hi"))["format"] == "openai"  # type: ignore[index]
+    assert _context_args(sent("")) == {"session": "s"}
+    assert _context_args(sent("format=openai&query=hi")) == {"session": "s", "format": "openai",
+                                                              "query": "hi"}
     for odd in ("format=xml", "format=plain&format=openai", "zz=1"):
         assert _context_args(sent(odd)) is None, odd
     taken = _add_args(sent("", b'{"role": "user", "content": "hi"}'))

@@ -37,7 +37,7 @@ def _has_body(request: Request) -> bool:
 async def json_body(request: Request) -> None:
     """Refuse (415) a body that is not declared as JSON; a request without one passes (its
     route says whether a body is required)."""
-    content_type = request.headers.get("content-type")
-    if _has_body(request) and (content_type is None or not _is_json(content_type)):
+    if _has_body(request) and not declares_json(request.headers):
+        content_type = request.headers.get("content-type")
         sent = f"got {content_type!r}" if content_type else "none was sent"
         raise HTTPException(415, f"the body must be JSON: send Content-Type: {JSON} ({sent})")

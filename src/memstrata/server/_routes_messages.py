@@ -133,11 +133,11 @@ _FORMATS = frozenset({"plain", "openai", "anthropic"})
 
 
 def _context_args(sent: Sent) -> dict[str, Any] | None:
-    shape = sent.query.get("format", "plain")
-    if not plain_query(sent.query, ("query", "format")) or shape not in _FORMATS:
+    # What was not sent keeps the endpoint's own default.
+    if not plain_query(sent.query, ("query", "format")) or \
+            sent.query.get("format", "plain") not in _FORMATS:
         return None
-    return {"session": sent.path["session"], "query": sent.query.get("query"),
-            "format": shape}
+    return {"session": sent.path["session"], **sent.query}
 
 
 @router.get("/sessions/{session}/context", response_model=ContextOut,
@@ -210,20 +210,16 @@ _SEARCH_PARAMS = ("q", "match", "time_range", "limit", "min_score", "exclude_win
 
 
 def _search_args(sent: Sent) -> dict[str, Any] | None:
-    query = sent.query
-    q = query.get("q")
-    if q is None or not plain_query(query, _SEARCH_PARAMS):
+    if "q" not in sent.query or not plain_query(sent.query, _SEARCH_PARAMS):
         return None
-    args: dict[str, Any] = {"session": sent.path["session"], "q": q,
-                            "match": query.get("match"),
-                            "time_range": query.get("time_range", "all")}
-    for name, read, default in (("limit", as_int, None), ("min_score", as_float, None),
-                                ("exclude_window", as_bool, True)):
-        text = query.get(name)
-        value = read(text) if text is not None else default
-        if text is not None and value is None:
-            return None
-        args[name] = value
+    # What was not sent keeps the endpoint's own default; what was, in its plain spelling.
+    args: dict[str, Any] = {"session": sent.path["session"], **sent.query}
+    for name, read in (("limit", as_int), ("min_score", as_float),
+                       ("exclude_window", as_bool)):
+        if name in args:
+            args[name] = read(args[name])
+            if args[name] is None:
+                return None
     return args
 
 

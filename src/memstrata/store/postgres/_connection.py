@@ -226,14 +226,14 @@ def _store_error(exc: psycopg.Error, where: str) -> StoreError:
     if isinstance(exc, PoolClosed):
         return StoreError(f"the PostgreSQL connection pool for {where} is closed")
     if isinstance(exc, PoolTimeout):
-        return DatabaseUnavailable(f"no connection to PostgreSQL at {where} could be had in time "
-                          f"(is the server running?): {_first_line(exc)}")
+        return DatabaseUnavailable(f"no connection to PostgreSQL at {where} could be had in "
+                                   f"time (is the server running?): {_first_line(exc)}")
     if _lost(exc):
         # The server went away under the call (stopped, restarted, the network): the pool
         # drops the connection and opens new ones by itself, so the next call can succeed.
         # A write cut at its commit may or may not have been stored.
         return DatabaseUnavailable(f"lost the connection to PostgreSQL at {where} "
-                          f"({_first_line(exc)}); the call was cut off")
+                                   f"({_first_line(exc)}); the call was cut off")
     if exc.sqlstate == _DISK_FULL:
         return DiskFull(f"the disk of the PostgreSQL server at {where} is full "
                         f"({_first_line(exc)}): this write was not stored; writes work again "

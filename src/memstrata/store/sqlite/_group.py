@@ -135,11 +135,10 @@ class WriteGroups:
     async def _one(self, member: _Member) -> None:
         try:
             value = await self._alone(member.fn)
-        except Exception as exc:
-            _settle(member.answer, False, exc)
         except BaseException as exc:
             _settle(member.answer, False, exc)
-            raise
+            if not isinstance(exc, Exception):
+                raise
         else:
             _settle(member.answer, True, value)
 
