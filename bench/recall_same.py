@@ -8,6 +8,9 @@ The default model's vectors come from the ranking bench's embedding cache (``--c
 outside the repository; texts missing from it are embedded with the local model). For each
 set and mode it prints recall@5 and @10 by both paths (the share of questions with an
 evidence message among the first k), and how many questions got the very same first k ids.
+``--candidates N`` ranks, on the tenant index, only the sessions of N candidates per query, as
+a search over more than ``CANDIDATE_ROWS`` messages does (the sets are far smaller, so a small
+N stands for the same share of a large tenant).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from _rankdata import EmbedCache, _keys
 from _sets import SETS, Conv, load_sets
 
 from memstrata.providers import make_embedder
-from memstrata.search._across import rank_tenant
+from memstrata.search._across import CANDIDATE_ROWS, CANDIDATES, rank_tenant
 from memstrata.search._features import query_terms_of
 from memstrata.search._fusion import Ranked, SessionIndex, build_session_index, rank_learned
 from memstrata.search._ranker import ranker_for
@@ -61,11 +64,14 @@ def _old(conv: Conv, indexes: list[SessionIndex], terms: object, q: np.ndarray, 
 
 
 def _new(conv: Conv, index: TenantIndex, scope: list[str], terms: object, q: np.ndarray,
-         mode: str, k: int) -> list[int]:
+         mode: str, k: int, candidates: int | None) -> list[int]:
     ranker = ranker_for(MODEL, mode)
     assert ranker is not None
+    # With ``candidates``, every search takes the candidate stage (its row limit at 0).
     found = rank_tenant(index, scope, terms, q, ranker, k=k, now=conv.now,  # type: ignore[arg-type]
-                        hybrid=mode == "hybrid")
+                        hybrid=mode == "hybrid",
+                        candidate_rows=CANDIDATE_ROWS if candidates is None else 0,
+                        candidates=CANDIDATES if candidates is None else candidates)
     return [r.id - 1 for r in _merge(found, hybrid=mode == "hybrid")[:k]]
 
 
@@ -75,6 +81,10 @@ async def main() -> None:
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(),
                                                         "memstrata-bench-cache"))
     parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--candidates", type=int, default=None,
+                        help="the tenant index ranks only the sessions of this many "
+                             "candidates (by the query's vector, and as many by its terms), "
+                             "as a search past CANDIDATE_ROWS messages does")
     args = parser.parse_args()
     cache = EmbedCache(make_embedder(MODEL), Path(args.cache))
     convs = load_sets(tuple(args.sets.split(",")))
@@ -102,7 +112,7 @@ async def main() -> None:
             terms = query_terms_of(question.text)
             for mode in ("hybrid", "semantic"):
                 old = _old(conv, indexes, terms, q, mode, args.k)
-                new = _new(conv, index, scope, terms, q, mode, args.k)
+                new = _new(conv, index, scope, terms, q, mode, args.k, args.candidates)
                 key = (conv.set_name, mode)
                 asked[key] += 1
                 same[key] += old == new

@@ -21,9 +21,9 @@ from pg_server import PgServer
 from memstrata import Memory, Settings
 from memstrata.search import LiveIndexes, _follow, vector_model
 from memstrata.search._across import rank_tenant
-from memstrata.search._features import feature_matrix, query_terms_of
+from memstrata.search._features import QueryTerms, feature_matrix, query_terms_of
 from memstrata.search._fusion import build_session_index, rank_learned
-from memstrata.search._ranker import load_rankers, ranker_for
+from memstrata.search._ranker import LearnedRanker, load_rankers, ranker_for
 from memstrata.search._tenant import TenantIndex
 from memstrata.store import Store, open_store
 from memstrata.types import MatchMode
@@ -329,3 +329,64 @@ async def test_memory_search_across_sessions_scores_as_each_session(
                 assert new.id in [h.message.id for h in hits if h.matched]
         # The learned path read the tenant index (the fusion would not have built one).
         assert mem._live_indexes.peek("default", MODEL) is not None
+
+
+async def test_candidate_stage_scores_as_the_whole_scope(target: str, store: Store) -> None:
+    """Past its row limit a tenant-wide search ranks only the sessions of its candidates:
+    each hit it returns scores exactly as in the search of every row, comes from a session
+    holding a candidate, and with candidates enough for every row the answer is the same."""
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        for s in range(24):
+            await mem.add_many(f"s{s}", _chat(6 + s % 5, start=11 * s))
+        await mem.flush()
+        index = await _sync(LiveIndexes(2**30), store)
+        scope = list(index.sessions)
+        for mode in ("hybrid", "semantic"):
+            ranker = ranker_for(RANKER, mode)
+            assert ranker is not None
+            for query in QUERIES:
+                terms = query_terms_of(query)
+                q = (await mem.embedder.embed([query]))[0] if mem.embedder else None
+                assert q is not None
+                hybrid = mode == "hybrid"
+
+                def ranked(k: int, rows: int = 10**9, candidates: int = 1,
+                           terms: QueryTerms = terms, q: np.ndarray = q,
+                           ranker: LearnedRanker = ranker, hybrid: bool = hybrid
+                           ) -> list[tuple[int, float]]:
+                    found = rank_tenant(index, scope, terms, q, ranker, k=k,
+                                        now=4 * 10**18, hybrid=hybrid, candidate_rows=rows,
+                                        candidates=candidates)
+                    return [(r.id, r.score) for r in found]
+
+                every = ranked(8)
+                exact = dict(ranked(10**6))
+                few = ranked(2, rows=0, candidates=2)
+                assert few
+                chosen = index.candidate_scope(scope, q / np.linalg.norm(q), terms.terms,
+                                               rows=4 * 2, vectors_only=not hybrid)
+                assert len(chosen) < len(scope)
+                assert {i for i, _ in few} <= set(index.select(chosen).ids.tolist())
+                for i, score in few:
+                    assert abs(score - exact[i]) < 1e-6, (mode, query, i)
+                assert few[:1] == every[:1]
+                assert ranked(8, rows=0, candidates=10**6) == every
+
+
+async def test_versions_follow_every_connections_writes(target: str, store: Store) -> None:
+    """The sessions' vector versions a tenant-wide search reads (kept between reads while
+    the database does not change) move with a write through this connection and through
+    another."""
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        await mem.add_many("a", _chat(3))
+        await mem.flush()
+        first = await store.vectors.versions("default", None)
+        assert await store.vectors.versions("default", None) == first
+        await mem.add("a", "user", "one more")  # another connection
+        await mem.flush()
+        second = await store.vectors.versions("default", None)
+        assert second["a"] != first["a"]
+        newest = (await store.recent("default", "a", 1))[0]
+        assert await store.forget("default", newest.id)  # this connection
+        third = await store.vectors.versions("default", None)
+        assert third["a"] != second["a"]

@@ -20,26 +20,43 @@ from ._fusion import Ranked, rank_features
 from ._ranker import LearnedRanker
 from ._tenant import TenantIndex
 
-__all__ = ["rank_tenant"]
+__all__ = ["CANDIDATES", "CANDIDATE_ROWS", "rank_tenant"]
 
 FloatArray = npt.NDArray[np.float32]
+
+CANDIDATE_ROWS = 200_000
+"""A search over more hot messages than this ranks the sessions of its candidates only
+(:meth:`TenantIndex.candidate_scope`); below it, every message searched is ranked."""
+CANDIDATES = 512
+"""Candidates taken by the query's vector (and as many by its terms): at least this many, or
+32 per hit asked for."""
 
 
 def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
                 query_vector: FloatArray, ranker: LearnedRanker, *, k: int, now: int,
                 since: int | None = None, skip: set[int] | None = None,
-                hybrid: bool, min_probability: float | None = None) -> list[Ranked]:
+                hybrid: bool, min_probability: float | None = None,
+                candidate_rows: int = CANDIDATE_ROWS,
+                candidates: int = CANDIDATES) -> list[Ranked]:
     """The ``k`` most probably relevant hot messages of the sessions in ``scope``, best
     first (:func:`memstrata.search._fusion.rank_learned` over all of them at once).
 
     Hybrid search also admits messages not yet embedded; ``since`` keeps messages sent then
-    or later, ``skip`` leaves out ids (the context window)."""
-    selection = index.select(scope)
-    if not selection.rows.shape[0]:
-        return []
+    or later, ``skip`` leaves out ids (the context window). Past ``candidate_rows`` messages
+    only the sessions of the candidates are ranked (``candidates`` by the query's vector and
+    as many by its terms; each message of those sessions scored as in a search of the whole
+    scope): one product over every row, and features for those sessions only."""
     semantic = ranker.mode == "semantic"
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     norm = float(np.linalg.norm(q))
+    if (norm > 0.0 and index.size > candidate_rows
+            and index.scope_rows(scope) > candidate_rows):
+        scope = index.candidate_scope(scope, q / norm, query.terms,
+                                      rows=max(candidates, 4 * k), since=since,
+                                      vectors_only=semantic)
+    selection = index.select(scope)
+    if not selection.rows.shape[0]:
+        return []
     if norm == 0.0:
         zeros = np.zeros(selection.rows.shape[0], dtype=np.float32)
         cosines = (zeros, zeros.copy())

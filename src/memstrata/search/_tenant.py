@@ -1,7 +1,7 @@
 """A tenant's search index held in the process and changed write by write (pure).
 
 One structure per tenant (and vector model) holds every hot message the process has seen, in
-rows appended in arrival order: arrays grown by a quarter at a time (ids, session codes,
+rows appended in arrival order: arrays grown by an eighth at a time (ids, session codes,
 times, senders, the per-message signals, both vectors as int8 with a scale each:
 :mod:`memstrata.search._quant`), explicit previous/next row links inside each session (so
 sessions need not be contiguous), and the postings of each message's own terms
@@ -31,7 +31,7 @@ import numpy.typing as npt
 from ._bm25 import DEFAULT_KEY_WEIGHTS, KeywordIndex, tokens
 from ._features import Signals, signals
 from ._postings import Postings
-from ._quant import dequantise, quantise, query_dots
+from ._quant import dequantise, dots, quantise, query_dots
 
 __all__ = ["Selection", "TenantIndex"]
 
@@ -42,6 +42,9 @@ Int8Array = npt.NDArray[np.int8]
 BoolArray = npt.NDArray[np.bool_]
 
 _KEY_REACH = max(abs(o) for o in DEFAULT_KEY_WEIGHTS)
+# A query's terms read for candidates, rarest first, while their postings stay within this
+# many (a term held by a large part of the tenant picks no session out: none is read).
+_CANDIDATE_POSTINGS = 100_000
 # Bytes a vocabulary entry costs in the process (the term's string and its dict slot), roughly.
 _TERM_BYTES = 120
 
@@ -65,6 +68,32 @@ def _step(links: Int32Array, rows: npt.NDArray[Any], steps: int) -> IntArray:
     for _ in range(steps):
         at = np.where(at >= 0, links[np.maximum(at, 0)], -1).astype(np.int64)
     return at
+
+
+def _best(scores: npt.NDArray[Any], k: int) -> IntArray:
+    """Positions of the ``k`` highest finite ``scores`` (fewer when fewer are finite; in no
+    order). Over many scores, a strided sample's order statistic bounds the ``k`` best from
+    below first, so the partition runs over a few of them, not all."""
+    n = scores.shape[0]
+    if k <= 0 or n == 0:
+        return np.zeros(0, dtype=np.int64)
+    pool: IntArray | None = None
+    if n > 64 * k:
+        stride = max(1, n // (64 * k))
+        sample = scores[::stride]
+        # About 4k of the scores are at least the sample's 4k/stride-th highest.
+        m = min(sample.shape[0], max(1, (4 * k) // stride))
+        bound = np.partition(sample, sample.shape[0] - m)[sample.shape[0] - m]
+        if np.isfinite(bound):
+            above = np.flatnonzero(scores >= bound)
+            if above.shape[0] >= k:
+                pool = above.astype(np.int64)
+    if pool is None:
+        pool = np.flatnonzero(np.isfinite(scores)).astype(np.int64)
+    if pool.shape[0] <= k:
+        return pool
+    best: IntArray = pool[np.argpartition(-scores[pool], k - 1)[:k]]
+    return best
 
 
 @dataclass(slots=True)
@@ -154,14 +183,16 @@ class TenantIndex:
     # -- storage ---------------------------------------------------------------------------
 
     def reserve(self, rows: int) -> None:
-        """Room for ``rows`` more messages at once (a large delta grows the arrays once)."""
-        self._grow(self.size + rows, exact=True)
+        """Room for ``rows`` more messages at once (a large delta grows the arrays once; a
+        small one takes the usual step, so a write does not copy the index each time)."""
+        self._grow(self.size + rows)
 
-    def _grow(self, need: int, *, exact: bool = False) -> None:
+    def _grow(self, need: int) -> None:
         if need <= self._cap:
             return
-        # A quarter more at a time: the slack stays a small part of the index.
-        cap = need if exact else max(need, self._cap + self._cap // 4)
+        # An eighth more at a time: every growth copies the index, so it must be rare, and
+        # the slack stays a small part of it (a message's bytes at most 1.125 times).
+        cap = max(need, self._cap + self._cap // 8)
         for name, _, fill, _ in _COLUMNS:
             setattr(self, name, _widen(getattr(self, name), cap, self.size, fill))
         self._cap = cap
@@ -362,6 +393,68 @@ class TenantIndex:
                          own_lengths=self.own_len[rows],
                          key_lengths=self._key_lengths(rows), pos=pos)
 
+    def scope_rows(self, scope: Sequence[str]) -> int:
+        """The number of alive rows of the sessions in ``scope``."""
+        sessions = self.sessions
+        return sum(st.alive for st in (sessions.get(name) for name in scope) if st is not None)
+
+    def candidate_scope(self, scope: Sequence[str], q: FloatArray, terms: Sequence[str], *,
+                        rows: int, since: int | None = None,
+                        vectors_only: bool = False) -> list[str]:
+        """The sessions of ``scope`` worth ranking for a query over many rows: those holding
+        one of the ``rows`` messages whose own vectors are nearest the unit query ``q`` (one
+        int8 product per row, the query rounded once), and, unless ``vectors_only`` (a
+        semantic search), those holding one of the ``rows`` messages whose own text holds
+        the most idf of the query's rarer ``terms`` (read rarest first within
+        :data:`_CANDIDATE_POSTINGS` postings). A search then ranks every message of these
+        sessions exactly, with the features a search of all of ``scope`` gives them; the
+        others are left out. ``since`` leaves out messages sent before it."""
+        n = self.size
+        if len(set(scope)) >= len(self.sessions) and all(s in self.sessions for s in scope):
+            mask = self.alive[:n].copy()  # every session: no session codes to read
+        else:
+            wanted = np.zeros(len(self._names) + 1, dtype=np.bool_)
+            for name in scope:
+                st = self.sessions.get(name)
+                if st is not None:
+                    wanted[st.code] = True
+            mask = self.alive[:n] & wanted[self.codes[:n]]
+        if since is not None:
+            mask &= self.times[:n] >= since
+        chosen = np.zeros(len(self._names) + 1, dtype=np.bool_)
+        qq, qs = quantise(q)
+        if float(qs[0]) > 0.0:
+            embedded = mask & self.present[:n]
+            near = np.where(embedded, dots(self.own_q[:n], self.own_scale[:n], qq[0],
+                                           float(qs[0])), -np.inf)
+            chosen[self.codes[_best(near, rows)]] = True
+        if not vectors_only and terms:
+            chosen[self.codes[self._term_candidates(mask, terms, rows)]] = True
+        return [self._names[int(c)] for c in np.flatnonzero(chosen)]
+
+    def _term_candidates(self, mask: BoolArray, terms: Sequence[str], rows: int) -> IntArray:
+        """Up to ``rows`` rows of ``mask`` whose own text holds the most idf of ``terms``
+        (tenant-wide), read rarest first within :data:`_CANDIDATE_POSTINGS` postings."""
+        found = sorted((self.terms.get(self.vocab[t]) for t in dict.fromkeys(terms)
+                        if t in self.vocab), key=lambda part: int(part[0].shape[0]))
+        total = float(np.count_nonzero(mask))
+        at_parts: list[npt.NDArray[Any]] = []
+        weight_parts: list[npt.NDArray[np.float64]] = []
+        read = 0
+        for src, _ in found:
+            if read + src.shape[0] > _CANDIDATE_POSTINGS:
+                break
+            read += int(src.shape[0])
+            held = src[mask[src]]
+            df = float(held.shape[0])
+            at_parts.append(held)
+            weight_parts.append(np.full(held.shape[0], np.log1p((total - df + 0.5) / (df + 0.5))))
+        if not at_parts:
+            return np.zeros(0, dtype=np.int64)
+        score = np.bincount(np.concatenate(at_parts), weights=np.concatenate(weight_parts),
+                            minlength=mask.shape[0])
+        return _best(np.where(score > 0, score, -np.inf), rows)
+
     def _keyed_at(self, selection: Selection) -> list[tuple[float, Int32Array]]:
         """Per key offset, its weight and, for each row of the index, the position of the
         selected row whose key holds that row's terms at that offset (-1: none); worked out
@@ -405,7 +498,17 @@ class TenantIndex:
             if tid is None or term in vocab:
                 continue
             src, counts = self.terms.get(tid)
-            if key:
+            if key and 4 * n < self.size:
+                # A few sessions of a large index: only their postings are carried along the
+                # links (a row's key lies in its own session), in the same order as below.
+                held = pos[src] >= 0
+                src, base = src[held], counts[held].astype(np.float64)
+                at = np.concatenate([
+                    pos[_step(self.prev if offset > 0 else self.next, src, abs(offset))]
+                    for offset in DEFAULT_KEY_WEIGHTS])
+                weights = np.concatenate([base * float(np.float32(w))
+                                          for w in DEFAULT_KEY_WEIGHTS.values()])
+            elif key:
                 keyed_at = self._keyed_at(selection)
                 at = np.concatenate([dest[src] for _, dest in keyed_at])
                 base = counts.astype(np.float64)

@@ -294,6 +294,10 @@ COUNT_BACKLOG_ALL = "SELECT count(*) FROM index_queue"
 SELECT_VECTOR_VERSION = "SELECT vector_version FROM sessions WHERE tenant = ? AND id = ?"
 # A database's birth: when its first migration step was applied (nanoseconds).
 SELECT_LINEAGE = "SELECT applied_at FROM schema_version WHERE version = 1"
+# A read that starts a read transaction's snapshot (so data_version below is its own).
+START_SNAPSHOT = "SELECT 1 FROM sessions LIMIT 1"
+DATA_VERSION = "PRAGMA data_version"
+
 SELECT_VECTOR_VERSIONS = """
 SELECT s.id, s.vector_version FROM sessions s
 WHERE s.tenant = ? AND EXISTS (SELECT 1 FROM vectors v WHERE v.tenant = s.tenant

@@ -26,11 +26,17 @@ from ._rows import row_message
 __all__ = ["SQLiteVectors"]
 
 
+_VERSIONS_KEPT = 16
+
+
 class SQLiteVectors:
     """The vector side of a SQLite store (on the store's connection)."""
 
     def __init__(self, db: Connection) -> None:
         self._db = db
+        # Per tenant, its sessions' vector versions and the database's change stamp they
+        # were read at (a tenant-wide search reads them every time; most times nothing moved).
+        self._versions: dict[str, tuple[tuple[int, int], dict[str, int]]] = {}
 
     async def claim(self, worker: str, *, tenant: str | None, limit: int, now: int,
                     stale_before: int) -> list[Claimed]:
@@ -139,9 +145,24 @@ class SQLiteVectors:
             row = await self._db.read(lambda c: c.execute(
                 sql.SELECT_VECTOR_VERSION, (tenant, session)).fetchone())
             return {session: int(row[0])} if row is not None else {}
-        rows = await self._db.read(lambda c: c.execute(
-            sql.SELECT_VECTOR_VERSIONS, (tenant,)).fetchall())
-        return {str(s): int(v) for s, v in rows}
+        return dict(await self._db.read(lambda c: self._all_versions(c, tenant)))
+
+    def _all_versions(self, c: sqlite3.Connection, tenant: str) -> dict[str, int]:
+        """Every session's vector version, read again only when the database changed since
+        the last read: ``data_version`` moves with another connection's commits (as seen
+        by this read's snapshot, which the first statement starts), this connection's count
+        of changed rows with its own."""
+        c.execute(sql.START_SNAPSHOT).fetchall()
+        stamp = (int(c.execute(sql.DATA_VERSION).fetchone()[0]), c.total_changes)
+        cached = self._versions.get(tenant)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        got = {str(s): int(v) for s, v in c.execute(sql.SELECT_VECTOR_VERSIONS, (tenant,))}
+        self._versions.pop(tenant, None)
+        while len(self._versions) >= _VERSIONS_KEPT:
+            del self._versions[next(iter(self._versions))]
+        self._versions[tenant] = (stamp, got)
+        return got
 
     async def load_hot(self, tenant: str, session: str, model: str, dim: int) -> HotSession:
         """The session's hot messages with their vectors of ``model``, read in one snapshot
