@@ -43,9 +43,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from memstrata import Memory, Settings
-from memstrata.providers import make_embedder
+from memstrata.providers import blas_threads, make_embedder
 from memstrata.search import LiveIndexes, Searcher, VectorCache, _snapshot, vector_model
-from memstrata.search._ranker import load_rankers
+from memstrata.search._across import CANDIDATE_ROWS, rank_tenant
+from memstrata.search._features import query_terms_of
+from memstrata.search._ranker import load_rankers, ranker_for
+from memstrata.search._tenant import TenantIndex
 from memstrata.store import Store, open_store
 
 Row = tuple[str, str, str, str]
@@ -239,6 +242,38 @@ async def ranker_phase(args: argparse.Namespace, root: Path) -> list[Row]:
     return rows
 
 
+async def _agreement(paths: Paths, index: TenantIndex, k: int = 8) -> list[Row]:
+    """How far the candidate stage's answers are the full pass's, over the tenant: per mode,
+    the share of the first ``k`` ranks holding the same probability (ties at a rank make the
+    ids a weaker test), and of the ids."""
+    out: list[Row] = []
+    scope = list(index.sessions)
+    extra = ("budget report meeting", "Paris museum", "river bike", "recipe for dinner",
+             "doctor appointment", "novel about a marathon", "sister camera", "garden cat")
+    for mode in ("hybrid", "semantic"):
+        ranker = ranker_for(paths.embedder.model_id, mode)
+        assert ranker is not None
+        same_score = same_id = total = 0
+        for query in QUERIES + extra:
+            q = (await paths.embedder.embed([query]))[0]
+            terms = query_terms_of(query)
+            now = time.time_ns()
+            with blas_threads(1):
+                fast = rank_tenant(index, scope, terms, q, ranker, k=k, now=now,
+                                   hybrid=mode == "hybrid")
+                full = rank_tenant(index, scope, terms, q, ranker, k=k, now=now,
+                                   hybrid=mode == "hybrid", candidate_rows=2**62)
+            same_score += sum(abs(a.score - b.score) < 1e-6
+                              for a, b in zip(fast, full, strict=False))
+            same_id += len({r.id for r in fast} & {r.id for r in full})
+            total += len(full)
+        out.append((f"new: tenant-wide {mode}, candidates against the full pass "
+                    f"({len(QUERIES) + len(extra)} queries, top {k})",
+                    f"{100 * same_score / total:.0f} % same probability at a rank, "
+                    f"{100 * same_id / total:.0f} % same ids", "", ""))
+    return out
+
+
 async def tenant_phase(args: argparse.Namespace, root: Path) -> list[Row]:
     per = max(1, args.messages // args.sessions)
     path = root / f"tenant-{args.sessions}x{per}.db"
@@ -295,6 +330,8 @@ async def tenant_phase(args: argparse.Namespace, root: Path) -> list[Row]:
             rows.append(("new: saving the index (once per +25% of messages, in the background)",
                          f"{_ms(saving)}, {size / total:,.0f} B/msg on disk", "", ""))
             del restarted, searcher
+            if index.alive_count > CANDIDATE_ROWS:
+                rows += await _agreement(paths, index)
             for mode in ("hybrid", "semantic"):
                 warm = await _rounds(args.queries, None, _timer(paths.new, None, mode))
                 after = await _rounds(args.writes, write, _timer(paths.new, None, mode))

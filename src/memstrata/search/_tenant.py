@@ -556,10 +556,14 @@ class TenantIndex:
     # -- saving ----------------------------------------------------------------------------
 
     def state(self) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
-        """Copies of what the index holds (its used rows, the postings merged) and the
-        facts beside them, as :meth:`restore` takes them back."""
+        """Copies of what the index holds (its used rows and an eighth more of unused ones,
+        so the index read back takes its next writes without a growth that copies it all;
+        the postings merged) and the facts beside them, as :meth:`restore` takes them
+        back."""
         n = self.size
-        arrays = {name: getattr(self, name)[:n].copy() for name, _, _, _ in _COLUMNS}
+        room = n + max(64, n // 8)
+        arrays = {name: _widen(getattr(self, name), room, n, fill)
+                  for name, _, fill, _ in _COLUMNS}
         indptr, rows, counts = self.terms.parts()
         arrays.update(indptr=indptr.copy(), post_rows=rows.copy(), post_counts=counts.copy())
         facts = {
@@ -577,28 +581,35 @@ class TenantIndex:
         together (shapes, types, links or postings out of range)."""
         dim, n = int(facts["dim"]), int(facts["size"])
         index = cls(dim)
+        cap = int(arrays["ids"].shape[0])  # the used rows, then room for more
         for name, dtype, _, vector in _COLUMNS:
             a = arrays[name]
-            if a.dtype != dtype or a.shape != ((n, dim) if vector else (n,)):
+            if a.dtype != dtype or a.shape != ((cap, dim) if vector else (cap,)) or cap < n:
                 raise ValueError(f"column {name} does not fit")
         for name in ("prev", "next"):
-            if n and (int(arrays[name].max()) >= n or int(arrays[name].min()) < -1):
+            links = arrays[name]
+            if n and (int(links[:n].max()) >= n or int(links.min()) < -1
+                      or int(links[n:].max(initial=-1)) != -1):
                 raise ValueError(f"links {name} out of range")
         rows = arrays["post_rows"]
         if rows.shape[0] and (int(rows.max()) >= n or int(rows.min()) < 0):
             raise ValueError("postings out of range")
         vocab = facts["vocab"]
-        if not isinstance(vocab, list) or not all(isinstance(t, str) for t in vocab):
+        # (Its terms come from JSON: strings, or values no query term ever equals.)
+        if not isinstance(vocab, list):
             raise ValueError("the vocabulary is not a list of terms")
         if arrays["indptr"].shape[0] != len(vocab) + 1:
             raise ValueError("postings do not match the vocabulary")
-        index.terms = Postings.from_parts(arrays["indptr"].astype(np.int64),
-                                          rows.astype(np.int32),
-                                          arrays["post_counts"].astype(np.float32))
-        # The arrays read back become the index's own (no copy); the next append widens them.
+        index.terms = Postings.from_parts(arrays["indptr"].astype(np.int64, copy=False),
+                                          rows.astype(np.int32, copy=False),
+                                          arrays["post_counts"].astype(np.float32,
+                                                                       copy=False))
+        if bool(arrays["alive"][n:].any()):
+            raise ValueError("rows past the used ones are alive")
+        # The arrays read back become the index's own (no copy); appends fill their room.
         for name, _, _, _ in _COLUMNS:
             setattr(index, name, np.require(arrays[name], requirements=("C", "W")))
-        index._cap = index.size = n
+        index._cap, index.size = cap, n
         index.max_id = int(facts["max_id"])
         index.vocab = dict(zip(vocab, range(len(vocab)), strict=True))
         index.senders = {s: i for i, s in enumerate(facts["senders"])}
