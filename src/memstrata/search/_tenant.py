@@ -183,16 +183,16 @@ class TenantIndex:
     # -- storage ---------------------------------------------------------------------------
 
     def reserve(self, rows: int) -> None:
-        """Room for ``rows`` more messages at once (a large delta grows the arrays once; a
-        small one takes the usual step, so a write does not copy the index each time)."""
+        """Room for ``rows`` more messages at once (a large delta grows the arrays once)."""
         self._grow(self.size + rows)
 
     def _grow(self, need: int) -> None:
         if need <= self._cap:
             return
-        # An eighth more at a time: every growth copies the index, so it must be rare, and
-        # the slack stays a small part of it (a message's bytes at most 1.125 times).
-        cap = max(need, self._cap + self._cap // 8)
+        # An eighth more than needed: every growth copies the index, so it must be rare (not
+        # the first write after a tenant was read whole), and the room stays a small part of
+        # the index (a message's bytes at most 1.125 times).
+        cap = max(need + need // 8, self._cap + self._cap // 8)
         for name, _, fill, _ in _COLUMNS:
             setattr(self, name, _widen(getattr(self, name), cap, self.size, fill))
         self._cap = cap
