@@ -186,7 +186,8 @@ class PostgresVectors:
 
         async def body(c: Conn) -> tuple[list[Any], list[Any], list[Any]]:
             marks = await (await c.execute(vsql.SELECT_HOT_MARKS, params)).fetchall()
-            cur = await c.execute(vsql.SELECT_HOT_AFTER, params, binary=True)
+            cur = await c.execute(vsql.SELECT_HOT_AFTER_ALL if sessions is None
+                                  else vsql.SELECT_HOT_AFTER_IN, params, binary=True)
             rows = await cur.fetchall()
             found: list[Any] = []
             if pending:

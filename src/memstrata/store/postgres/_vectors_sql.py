@@ -173,15 +173,18 @@ SELECT s.id, s.vector_version, s.cutoff,
         WHERE v.tenant = s.tenant AND v.session = s.id AND m.seq > s.cutoff)
 FROM sessions s
 WHERE s.tenant = %(tenant)s AND (%(sessions)s::text[] IS NULL OR s.id = ANY(%(sessions)s))"""
-SELECT_HOT_AFTER = """
+_HOT_AFTER = """
 SELECT m.session, m.seq, m.content, m.sender, m.at, v.vec
 FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 LEFT JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id AND v.model = %(model)s
                    AND v.dim = %(dim)s
-WHERE m.tenant = %(tenant)s AND m.seq > %(after)s AND m.seq > s.cutoff
-  AND (%(sessions)s::text[] IS NULL OR m.session = ANY(%(sessions)s))
+WHERE m.tenant = %(tenant)s AND m.seq > %(after)s AND m.seq > s.cutoff {sessions}
 ORDER BY m.session, m.seq"""
+# Every session's, or the named ones' (spelled apart, so a prepared plan of the second reads
+# the sessions' messages by session, not every message above ``after``).
+SELECT_HOT_AFTER_ALL = _HOT_AFTER.format(sessions="")
+SELECT_HOT_AFTER_IN = _HOT_AFTER.format(sessions="AND m.session = ANY(%(sessions)s)")
 SELECT_PENDING_VECTORS = """
 SELECT m.seq, v.vec FROM messages m
 JOIN vectors v ON v.tenant = m.tenant AND v.message_id = m.id

@@ -445,14 +445,19 @@ SELECT s.id, s.vector_version, s.cutoff,
         WHERE v.tenant = s.tenant AND v.session = s.id AND m.seq > s.cutoff)
 FROM sessions s
 WHERE s.tenant = ?1 AND (?2 IS NULL OR s.id IN (SELECT value FROM json_each(?2)))"""
-SELECT_HOT_AFTER = """
+_HOT_AFTER = """
 SELECT m.session, m.seq, m.content, m.sender, m.at, v.vec
 FROM messages m
 JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session
 LEFT JOIN vectors v ON v.message_id = m.id AND v.model = ?1 AND v.dim = ?2
-WHERE m.tenant = ?3 AND m.seq > ?4 AND m.seq > s.cutoff
-  AND (?5 IS NULL OR m.session IN (SELECT value FROM json_each(?5)))
+WHERE m.tenant = ?3 AND m.seq > ?4 AND m.seq > s.cutoff {sessions}
 ORDER BY m.session, m.seq"""
+# Every session's (the tenant read whole), or the named ones': spelled apart so the second
+# reads each session's messages by its index instead of every message above ``?4`` (a
+# session's newest id can be far below the tenant's).
+SELECT_HOT_AFTER_ALL = _HOT_AFTER.format(sessions="")
+SELECT_HOT_AFTER_IN = _HOT_AFTER.format(
+    sessions="AND m.session IN (SELECT value FROM json_each(?5))")
 SELECT_PENDING_VECTORS = """
 SELECT m.seq, v.vec FROM messages m JOIN vectors v ON v.message_id = m.id
 WHERE m.tenant = ?2 AND m.seq IN (SELECT value FROM json_each(?1)) AND v.model = ?3

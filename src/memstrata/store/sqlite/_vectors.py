@@ -191,7 +191,10 @@ class SQLiteVectors:
 
         def body(c: sqlite3.Connection) -> tuple[list[Any], list[Any], list[Any]]:
             marks = c.execute(sql.SELECT_HOT_MARKS, (tenant, names)).fetchall()
-            rows = c.execute(sql.SELECT_HOT_AFTER, (model, dim, tenant, after, names)).fetchall()
+            rows = (c.execute(sql.SELECT_HOT_AFTER_ALL, (model, dim, tenant, after))
+                    if names is None else
+                    c.execute(sql.SELECT_HOT_AFTER_IN, (model, dim, tenant, after, names))
+                    ).fetchall()
             found = (c.execute(sql.SELECT_PENDING_VECTORS, (wanted, tenant, model, dim))
                      .fetchall() if pending else [])
             return marks, rows, found
