@@ -28,8 +28,8 @@ CANDIDATE_ROWS = 200_000
 """A search over more hot messages than this ranks the sessions of its candidates only
 (:meth:`TenantIndex.candidate_scope`); below it, every message searched is ranked."""
 CANDIDATES = 512
-"""Candidates taken by the query's vector (and as many by its terms): at least this many, or
-32 per hit asked for."""
+"""Candidates taken by the query's vector (and as many by its terms): this many, or 4 per hit
+asked for when that is more."""
 
 
 def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
