@@ -87,6 +87,19 @@ def _features(index: TenantIndex, query: str, scope: list[str]) -> dict[int, np.
     return dict(zip(selection.ids.tolist(), x, strict=True))
 
 
+async def _cases(mem: Memory) -> list[tuple[str, LearnedRanker, str, QueryTerms, np.ndarray]]:
+    """(mode, ranker, query, its terms, its vector) for each mode and query of the tests."""
+    assert mem.embedder is not None
+    out = []
+    for mode in ("hybrid", "semantic"):
+        ranker = ranker_for(RANKER, mode)
+        assert ranker is not None
+        for query in QUERIES:
+            q = (await mem.embedder.embed([query]))[0]
+            out.append((mode, ranker, query, query_terms_of(query), q))
+    return out
+
+
 async def _same_as_rebuilt(kept: LiveIndexes, store: Store) -> None:
     """The sessions a tenant-wide search reads (those with vectors) hold the same messages,
     vectors and features in the kept index as in one rebuilt from the store."""
@@ -170,23 +183,17 @@ async def test_tenant_search_scores_as_session_search(target: str, store: Store)
         await mem.flush()
         await mem.add("c", "user", "also waiting: the ocean at night")
         index = await _sync(LiveIndexes(2**30), store)
-        for mode in ("hybrid", "semantic"):
-            ranker = ranker_for(RANKER, mode)
-            assert ranker is not None
-            for query in QUERIES:
-                terms = query_terms_of(query)
-                q = (await mem.embedder.embed([query]))[0] if mem.embedder else None
-                assert q is not None
-                everywhere = rank_tenant(index, list(index.sessions), terms, q, ranker, k=200,
-                                         now=4 * 10**18, hybrid=mode == "hybrid")
-                assert everywhere
-                own: dict[int, float] = {}
-                for s in index.sessions:
-                    for r in rank_tenant(index, [s], terms, q, ranker, k=200, now=4 * 10**18,
-                                         hybrid=mode == "hybrid"):
-                        own[r.id] = r.score
-                for r in everywhere:
-                    assert abs(r.score - own[r.id]) < 1e-6, (mode, query, r)
+        for mode, ranker, query, terms, q in await _cases(mem):
+            everywhere = rank_tenant(index, list(index.sessions), terms, q, ranker, k=200,
+                                     now=4 * 10**18, hybrid=mode == "hybrid")
+            assert everywhere
+            own: dict[int, float] = {}
+            for s in index.sessions:
+                for r in rank_tenant(index, [s], terms, q, ranker, k=200, now=4 * 10**18,
+                                     hybrid=mode == "hybrid"):
+                    own[r.id] = r.score
+            for r in everywhere:
+                assert abs(r.score - own[r.id]) < 1e-6, (mode, query, r)
 
 
 async def test_kept_index_ranks_as_the_session_index(target: str, store: Store) -> None:
@@ -341,36 +348,29 @@ async def test_candidate_stage_scores_as_the_whole_scope(target: str, store: Sto
         await mem.flush()
         index = await _sync(LiveIndexes(2**30), store)
         scope = list(index.sessions)
-        for mode in ("hybrid", "semantic"):
-            ranker = ranker_for(RANKER, mode)
-            assert ranker is not None
-            for query in QUERIES:
-                terms = query_terms_of(query)
-                q = (await mem.embedder.embed([query]))[0] if mem.embedder else None
-                assert q is not None
-                hybrid = mode == "hybrid"
+        for mode, ranker, query, terms, q in await _cases(mem):
+            hybrid = mode == "hybrid"
 
-                def ranked(k: int, rows: int = 10**9, candidates: int = 1,
-                           terms: QueryTerms = terms, q: np.ndarray = q,
-                           ranker: LearnedRanker = ranker, hybrid: bool = hybrid
-                           ) -> list[tuple[int, float]]:
-                    found = rank_tenant(index, scope, terms, q, ranker, k=k,
-                                        now=4 * 10**18, hybrid=hybrid, candidate_rows=rows,
-                                        candidates=candidates)
-                    return [(r.id, r.score) for r in found]
+            def ranked(k: int, rows: int = 10**9, candidates: int = 1,
+                       terms: QueryTerms = terms, q: np.ndarray = q,
+                       ranker: LearnedRanker = ranker, hybrid: bool = hybrid
+                       ) -> list[tuple[int, float]]:
+                found = rank_tenant(index, scope, terms, q, ranker, k=k, now=4 * 10**18,
+                                    hybrid=hybrid, candidate_rows=rows, candidates=candidates)
+                return [(r.id, r.score) for r in found]
 
-                every = ranked(8)
-                exact = dict(ranked(10**6))
-                few = ranked(2, rows=0, candidates=2)
-                assert few
-                chosen = index.candidate_scope(scope, q / np.linalg.norm(q), terms.terms,
-                                               rows=4 * 2, vectors_only=not hybrid)
-                assert len(chosen) < len(scope)
-                assert {i for i, _ in few} <= set(index.select(chosen).ids.tolist())
-                for i, score in few:
-                    assert abs(score - exact[i]) < 1e-6, (mode, query, i)
-                assert few[:1] == every[:1]
-                assert ranked(8, rows=0, candidates=10**6) == every
+            every = ranked(8)
+            exact = dict(ranked(10**6))
+            few = ranked(2, rows=0, candidates=2)
+            assert few
+            chosen = index.candidate_scope(scope, q / np.linalg.norm(q), terms.terms,
+                                           rows=4 * 2, vectors_only=not hybrid)
+            assert len(chosen) < len(scope)
+            assert {i for i, _ in few} <= set(index.select(chosen).ids.tolist())
+            for i, score in few:
+                assert abs(score - exact[i]) < 1e-6, (mode, query, i)
+            assert few[:1] == every[:1]
+            assert ranked(8, rows=0, candidates=10**6) == every
 
 
 async def test_versions_follow_every_connections_writes(target: str, store: Store) -> None:
