@@ -80,7 +80,8 @@ def test_postings_merge_keeps_every_pair() -> None:
 
 def test_bytes_per_message_bounded() -> None:
     """The index holds a 512-d message (two vectors, ~10 terms, a new term of its own) in
-    well under 1.5 KB: the int8 vectors are 1,032 bytes of it."""
+    under 1.5 KB, the eighth of room a growth leaves included: the int8 vectors are 1,032
+    bytes of it."""
     rng = np.random.default_rng(4)
     index = TenantIndex(512)
     words = "budget trip dinner train hotel museum report meeting deadline garden".split()
@@ -91,7 +92,7 @@ def test_bytes_per_message_bounded() -> None:
     index.append([f"s{i // per}" for i in range(n)], list(range(1, n + 1)), texts,
                  ["ann"] * n, list(range(n)), vectors, vectors, np.ones(n, dtype=np.bool_))
     per_message = index.nbytes / index.alive_count
-    assert 1032 < per_message < 1300, per_message
+    assert 1032 * 1.125 < per_message < 1300 * 1.125 < 1536, per_message
     # Float32 vectors alone would be 4,096 bytes.
     own, keyed = index.vectors([0, 5])
     assert own.dtype == keyed.dtype == np.float32
