@@ -368,17 +368,24 @@ class TenantIndex:
         self._selected = (key, selection)
         return selection
 
+    def _alive_in(self, scope: Sequence[str] | None) -> BoolArray:
+        """Per row, whether it is alive and of a session in ``scope`` (``None``: any)."""
+        n = self.size
+        if scope is None or (len(set(scope)) >= len(self.sessions)
+                             and all(name in self.sessions for name in scope)):
+            out: BoolArray = self.alive[:n].copy()  # every session: no codes to read
+            return out
+        wanted = np.zeros(len(self._names) + 1, dtype=np.bool_)
+        for name in scope:
+            st = self.sessions.get(name)
+            if st is not None:
+                wanted[st.code] = True
+        masked: BoolArray = self.alive[:n] & wanted[self.codes[:n]]
+        return masked
+
     def _select(self, scope: Sequence[str] | None) -> Selection:
         n_all = self.size
-        mask = self.alive[:n_all].copy()
-        if scope is not None:
-            wanted = np.zeros(len(self._names) + 1, dtype=np.bool_)
-            for name in scope:
-                st = self.sessions.get(name)
-                if st is not None:
-                    wanted[st.code] = True
-            mask &= wanted[self.codes[:n_all]]
-        rows = np.flatnonzero(mask).astype(np.int64)
+        rows = np.flatnonzero(self._alive_in(scope)).astype(np.int64)
         pos = np.full(n_all + 1, -1, dtype=np.int64)  # pos[-1] stays -1 for "no row"
         pos[rows] = np.arange(rows.shape[0], dtype=np.int64)
         prev = pos[self.prev[rows]]
@@ -410,15 +417,7 @@ class TenantIndex:
         sessions exactly, with the features a search of all of ``scope`` gives them; the
         others are left out. ``since`` leaves out messages sent before it."""
         n = self.size
-        if len(set(scope)) >= len(self.sessions) and all(s in self.sessions for s in scope):
-            mask = self.alive[:n].copy()  # every session: no session codes to read
-        else:
-            wanted = np.zeros(len(self._names) + 1, dtype=np.bool_)
-            for name in scope:
-                st = self.sessions.get(name)
-                if st is not None:
-                    wanted[st.code] = True
-            mask = self.alive[:n] & wanted[self.codes[:n]]
+        mask = self._alive_in(scope)
         if since is not None:
             mask &= self.times[:n] >= since
         chosen = np.zeros(len(self._names) + 1, dtype=np.bool_)
