@@ -175,6 +175,26 @@ async def test_kept_index_follows_every_write(target: str, store: Store) -> None
     assert kept.reloads == 0  # every change was followed by a delta
 
 
+async def test_appends_are_followed_by_their_delta_alone(target: str, store: Store) -> None:
+    """Adds and their vectors move a session's counts exactly as the delta the index reads
+    says (the marks come from the session's counters, not from counting its rows): no
+    session is repaired or reloaded, and the index still equals one rebuilt from the store."""
+    kept = LiveIndexes(2**30)
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        await mem.add_many("a", _chat(12))
+        await mem.flush()
+        await _sync(kept, store)
+        for n in range(4):
+            await mem.add("a", "user", _text(100 + n), sender="ann")
+            await _sync(kept, store, "a")  # before its vector: held as waiting
+            await mem.add_many("b", _chat(3, start=40 + 3 * n))
+            await mem.flush()
+            await _sync(kept, store, "a")
+            await _sync(kept, store)
+    assert kept.repairs == kept.reloads == 0
+    await _same_as_rebuilt(kept, store)
+
+
 async def test_tenant_search_scores_as_session_search(target: str, store: Store) -> None:
     async with Memory.open(target, settings=SETTINGS, background=False) as mem:
         for n, s in enumerate(("a", "b", "c", "d")):

@@ -163,14 +163,13 @@ DELETE_VECTOR = "DELETE FROM vectors WHERE tenant = %s AND message_id = %s"
 
 # The sessions named (NULL: every session of the tenant), counted in one snapshot: hot
 # messages, and those with a vector (any model: a model change drops every vector, so the
-# count still tells a cache that vectors went).
+# count still tells a cache that vectors went). The hot count is the session's own counter,
+# and only hot messages have vectors (compaction drops a vector with its message's place in
+# the queue, and a vector is stored only for a queued message), so neither count reads the
+# session's messages: a delta costs what changed, not the session's size.
 SELECT_HOT_MARKS = """
-SELECT s.id, s.vector_version, s.cutoff,
-       (SELECT count(*) FROM messages m
-        WHERE m.tenant = s.tenant AND m.session = s.id AND m.seq > s.cutoff),
-       (SELECT count(*) FROM vectors v
-        JOIN messages m ON m.tenant = v.tenant AND m.id = v.message_id
-        WHERE v.tenant = s.tenant AND v.session = s.id AND m.seq > s.cutoff)
+SELECT s.id, s.vector_version, s.cutoff, s.hot_count,
+       (SELECT count(*) FROM vectors v WHERE v.tenant = s.tenant AND v.session = s.id)
 FROM sessions s
 WHERE s.tenant = %(tenant)s AND (%(sessions)s::text[] IS NULL OR s.id = ANY(%(sessions)s))"""
 _HOT_AFTER = """

@@ -436,13 +436,13 @@ LIMIT ?3"""
 
 # The sessions named (a JSON array; NULL: every session of the tenant), counted in one
 # snapshot: hot messages, and those with a vector (any model: a model change drops every
-# vector, so the count still tells a cache that vectors went).
+# vector, so the count still tells a cache that vectors went). The hot count is the session's
+# own counter, and only hot messages have vectors (compaction drops a vector with its
+# message's place in the queue, and a vector is stored only for a queued message), so neither
+# count reads the session's messages: a delta costs what changed, not the session's size.
 SELECT_HOT_MARKS = """
-SELECT s.id, s.vector_version, s.cutoff,
-       (SELECT count(*) FROM messages m
-        WHERE m.tenant = s.tenant AND m.session = s.id AND m.seq > s.cutoff),
-       (SELECT count(*) FROM vectors v JOIN messages m ON m.id = v.message_id
-        WHERE v.tenant = s.tenant AND v.session = s.id AND m.seq > s.cutoff)
+SELECT s.id, s.vector_version, s.cutoff, s.hot_count,
+       (SELECT count(*) FROM vectors v WHERE v.tenant = s.tenant AND v.session = s.id)
 FROM sessions s
 WHERE s.tenant = ?1 AND (?2 IS NULL OR s.id IN (SELECT value FROM json_each(?2)))"""
 _HOT_AFTER = """
