@@ -127,6 +127,17 @@ class Selection:
     """Each row's position in the selection (-1: not selected), one more entry for -1."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """The selection kept between searches, and the index it was taken from."""
+
+    scope: tuple[str, ...] | None
+    generation: int
+    reshaped: int
+    size: int
+    selection: Selection
+
+
 # The per-row arrays: name, dtype, fill of unused rows, and whether a row is a vector.
 _COLUMNS: tuple[tuple[str, type[np.generic], float, bool], ...] = (
     ("ids", np.int64, 0, False), ("codes", np.int32, 0, False),
@@ -168,7 +179,8 @@ class TenantIndex:
         self.size = 0
         self.max_id = 0
         self.generation = 0  # moves with every change
-        self._selected: tuple[tuple[tuple[str, ...] | None, int], Selection] | None = None
+        self._reshaped = 0  # moves with every change but appends and vectors coming or going
+        self._selected: _Held | None = None
         self._keyed: tuple[Selection, list[tuple[float, Int32Array]]] | None = None
         self.sessions: dict[str, _Session] = {}
         self._names: list[str] = []
@@ -301,6 +313,7 @@ class TenantIndex:
         if not gone:
             return
         self.generation += 1
+        self._reshaped += 1
         for r in gone:
             st = self.sessions[self._names[int(self.codes[r])]]
             p, q = int(self.prev[r]), int(self.next[r])
@@ -341,6 +354,7 @@ class TenantIndex:
             return
         rows = self.session_rows(name)
         self.generation += 1
+        self._reshaped += 1
         self.alive[rows] = False
         st.head = st.tail = -1
         st.alive = st.embedded = st.last_id = st.cutoff = 0
@@ -360,27 +374,34 @@ class TenantIndex:
     def select(self, scope: Sequence[str] | None) -> Selection:
         """The alive rows of the sessions in ``scope`` (``None``: every session), in row
         order, with their links, groups and per-message facts (kept until the next
-        change, so warm searches of the same scope share it)."""
-        key = (None if scope is None else tuple(scope), self.generation)
-        if self._selected is not None and self._selected[0] == key:
-            return self._selected[1]
-        selection = self._select(scope)
-        self._selected = (key, selection)
+        change, so warm searches of the same scope share it; after appends and vectors
+        coming or going only, the kept one is extended by the new rows, not worked out
+        again)."""
+        key = None if scope is None else tuple(scope)
+        held = self._selected
+        if held is not None and held.scope == key and held.generation == self.generation:
+            return held.selection
+        if held is not None and held.scope == key and held.reshaped == self._reshaped:
+            selection = self._extend(held.selection, scope, held.size)
+        else:
+            selection = self._select(scope)
+        self._selected = _Held(key, self.generation, self._reshaped, self.size, selection)
         return selection
 
-    def _alive_in(self, scope: Sequence[str] | None) -> BoolArray:
-        """Per row, whether it is alive and of a session in ``scope`` (``None``: any)."""
+    def _alive_in(self, scope: Sequence[str] | None, start: int = 0) -> BoolArray:
+        """Per row from ``start`` on, whether it is alive and of a session in ``scope``
+        (``None``: any)."""
         n = self.size
         if scope is None or (len(set(scope)) >= len(self.sessions)
                              and all(name in self.sessions for name in scope)):
-            out: BoolArray = self.alive[:n].copy()  # every session: no codes to read
+            out: BoolArray = self.alive[start:n].copy()  # every session: no codes to read
             return out
         wanted = np.zeros(len(self._names) + 1, dtype=np.bool_)
         for name in scope:
             st = self.sessions.get(name)
             if st is not None:
                 wanted[st.code] = True
-        masked: BoolArray = self.alive[:n] & wanted[self.codes[:n]]
+        masked: BoolArray = self.alive[start:n] & wanted[self.codes[start:n]]
         return masked
 
     def _select(self, scope: Sequence[str] | None) -> Selection:
@@ -399,6 +420,46 @@ class TenantIndex:
                          present=self.present[rows], info=info,
                          own_lengths=self.own_len[rows],
                          key_lengths=self._key_lengths(rows), pos=pos)
+
+    def _extend(self, old: Selection, scope: Sequence[str] | None, start: int) -> Selection:
+        """``old``, the selection of ``scope`` when the index had ``start`` rows, brought up
+        to date after appends only (and vectors that came or went): the new rows of the
+        scope go after the old ones, the old sessions' tails link to them, and the key
+        lengths (and the held key offsets) of the rows within reach before them are worked
+        out again; what the new rows leave alone is kept."""
+        n = self.size
+        new = np.flatnonzero(self._alive_in(scope, start)).astype(np.int64) + start
+        m = old.rows.shape[0]
+        rows = np.concatenate([old.rows, new])
+        pos = np.full(n + 1, -1, dtype=np.int64)
+        pos[:start] = old.pos[:start]
+        pos[new] = np.arange(m, m + new.shape[0], dtype=np.int64)
+        prev = np.concatenate([old.links[0], pos[self.prev[new]]])
+        nxt = np.concatenate([old.links[1], pos[self.next[new]]])
+        tails = np.flatnonzero(old.links[1] == -1)  # an old row that ended its session
+        nxt[tails] = pos[self.next[old.rows[tails]]]
+        # Old rows whose next rows within the key's reach are new ones.
+        reach = [_step(self.prev, new, k) for k in range(1, _KEY_REACH + 1)]
+        near = np.unique(np.concatenate([at[(at >= 0) & (at < start)] for at in reach]))
+        key_lengths = np.concatenate([old.key_lengths, self._key_lengths(new)])
+        key_lengths[pos[near]] = self._key_lengths(near)
+        info = Signals(length=np.concatenate([old.info.length, self.length[new]]),
+                       cjk=np.concatenate([old.info.cjk, self.cjk[new]]),
+                       question=np.concatenate([old.info.question, self.question[new]]),
+                       content=np.concatenate([old.info.content, self.content[new]]))
+        selection = Selection(
+            rows=rows, ids=np.concatenate([old.ids, self.ids[new]]),
+            groups=np.concatenate([old.groups, self.codes[new].astype(np.int64)]),
+            links=(prev, nxt), times=np.concatenate([old.times, self.times[new]]),
+            sender_codes=np.concatenate([old.sender_codes,
+                                         self.sender[new].astype(np.int64)]),
+            present=self.present[rows], info=info,
+            own_lengths=np.concatenate([old.own_lengths, self.own_len[new]]),
+            key_lengths=key_lengths, pos=pos)
+        if self._keyed is not None and self._keyed[0] is old:
+            self._keyed = (selection, self._keyed_extended(self._keyed[1], selection, start,
+                                                           near))
+        return selection
 
     def scope_rows(self, scope: Sequence[str]) -> int:
         """The number of alive rows of the sessions in ``scope``."""
@@ -461,13 +522,30 @@ class TenantIndex:
         if self._keyed is not None and self._keyed[0] is selection:
             return self._keyed[1]
         every = np.arange(self.size, dtype=np.int64)
-        keyed_at = []
-        for offset, w in DEFAULT_KEY_WEIGHTS.items():
-            # The key of the row ``offset`` before a row holds that row's terms.
-            dest = _step(self.prev if offset > 0 else self.next, every, abs(offset))
-            keyed_at.append((float(np.float32(w)), selection.pos[dest].astype(np.int32)))
+        keyed_at = [(float(np.float32(w)), self._keyed_rows(selection, offset, every))
+                    for offset, w in DEFAULT_KEY_WEIGHTS.items()]
         self._keyed = (selection, keyed_at)
         return keyed_at
+
+    def _keyed_rows(self, selection: Selection, offset: int, rows: IntArray) -> Int32Array:
+        """For each of ``rows``: the position of the selected row whose key holds its terms
+        at ``offset`` (the row ``offset`` before it; -1: none)."""
+        dest = _step(self.prev if offset > 0 else self.next, rows, abs(offset))
+        out: Int32Array = selection.pos[dest].astype(np.int32)
+        return out
+
+    def _keyed_extended(self, held: list[tuple[float, Int32Array]], selection: Selection,
+                        start: int, near: IntArray) -> list[tuple[float, Int32Array]]:
+        """The key offsets ``held`` for the index at ``start`` rows, after appends: the new
+        rows' worked out, and the old rows' whose next rows within reach are new."""
+        fresh = np.arange(start, self.size, dtype=np.int64)
+        out = []
+        for (w, dest), offset in zip(held, DEFAULT_KEY_WEIGHTS, strict=True):
+            grown = np.concatenate([dest[:start], self._keyed_rows(selection, offset, fresh)])
+            if offset < 0 and near.shape[0]:
+                grown[near] = self._keyed_rows(selection, offset, near)
+            out.append((w, grown))
+        return out
 
     def _key_lengths(self, rows: IntArray) -> FloatArray:
         """Each row's key length: its neighbours' own lengths, weighted as in the key."""
