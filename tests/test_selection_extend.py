@@ -47,6 +47,7 @@ def _keyword(index: TenantIndex, selection: Selection) -> list[tuple[object, ...
     out: list[tuple[object, ...]] = []
     for key in (False, True):
         k = index.keyword(selection, WORDS, key=key)
+        assert k.tf is not None and k.lengths is not None
         out.append((k.vocab, k.indptr.tolist(), k.docs.tolist(), k.tf.tolist(),
                     k.lengths.tolist()))
     return out
