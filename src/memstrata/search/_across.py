@@ -73,7 +73,8 @@ def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
                        key_vectors=None, query_vector=q, now=now,
                        groups=None if alone else selection.groups,
                        semantic_only=semantic, links=None if alone else selection.links,
-                       cosines=cosines, centre=ranker.centre, candidates_only=True)
+                       cosines=cosines, centre=ranker.centre, candidates_only=True,
+                       sessions=index.groups(selection, alone=alone))
     eligible = selection.present.copy() if not hybrid else np.ones_like(selection.present)
     if since is not None:
         eligible &= selection.times >= since

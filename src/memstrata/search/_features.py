@@ -22,8 +22,9 @@ from ._bm25 import KeywordIndex, tokens
 from ._dates import TimeSpan, query_time_spans, time_prior
 from ._scores import semantic_scores, sender_prior
 
-__all__ = ["CENTRED", "FEATURES", "SEMANTIC_FEATURES", "QueryTerms", "Signals",
-           "centred_cosines", "feature_matrix", "fill_centred", "query_terms_of", "signals"]
+__all__ = ["CENTRED", "FEATURES", "SEMANTIC_FEATURES", "Groups", "QueryTerms", "Signals",
+           "centred_cosines", "feature_matrix", "fill_centred", "query_terms_of",
+           "session_groups", "signals"]
 
 FloatArray = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
@@ -222,9 +223,11 @@ def _postings(index: KeywordIndex, term: str) -> tuple[npt.NDArray[np.int64], Fl
 
 
 @dataclass(frozen=True)
-class _Groups:
+class Groups:
     """Per message, the size of its session and its keys' lengths against the session's
-    mean: what BM25 and the idf need, for any number of sessions side by side."""
+    mean: what BM25 and the idf need, for any number of sessions side by side. It does not
+    depend on the query, so a caller that keeps the messages may keep it too
+    (:func:`session_groups`)."""
 
     codes: npt.NDArray[np.int64]
     count: int
@@ -234,20 +237,22 @@ class _Groups:
     key_norm: FloatArray
 
 
-def _groups(codes: npt.NDArray[np.int64], own: KeywordIndex, key: KeywordIndex) -> _Groups:
+def session_groups(codes: npt.NDArray[np.int64], own_lengths: FloatArray | None,
+                   key_lengths: FloatArray | None) -> Groups:
+    """The :class:`Groups` of messages in sessions ``codes`` (contiguous or not) with these
+    own-text and key lengths (``None``: 1 each)."""
     count = int(codes.max()) + 1 if codes.size else 0
     per = np.bincount(codes, minlength=count).astype(np.float32)
 
-    def norm(index: KeywordIndex) -> FloatArray:
-        lengths = (index.lengths if index.lengths is not None
-                   else np.ones(index.size, dtype=np.float32))
+    def norm(given: FloatArray | None) -> FloatArray:
+        lengths = given if given is not None else np.ones(codes.shape[0], dtype=np.float32)
         mean = np.bincount(codes, weights=lengths, minlength=count) / np.maximum(per, 1)
         mean = np.where(mean > 0, mean, 1.0)
         out: FloatArray = (_K1 * (1.0 - _B + _B * lengths / mean[codes])).astype(np.float32)
         return out
 
-    return _Groups(codes=codes, count=count, sizes=per, size=per[codes], own_norm=norm(own),
-                   key_norm=norm(key))
+    return Groups(codes=codes, count=count, sizes=per, size=per[codes],
+                  own_norm=norm(own_lengths), key_norm=norm(key_lengths))
 
 
 def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Signals,
@@ -261,7 +266,8 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
                    cosines: tuple[FloatArray, FloatArray] | None = None,
                    centre: FloatArray | None = None,
                    hubs: tuple[FloatArray, FloatArray] | None = None,
-                   candidates_only: bool = False) -> FloatArray:
+                   candidates_only: bool = False,
+                   sessions: Groups | None = None) -> FloatArray:
     """One row of :data:`FEATURES` (or :data:`SEMANTIC_FEATURES`) per message.
 
     The messages are one session's, or several sessions' side by side (``groups``: the
@@ -279,6 +285,8 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     vector the ranker was trained with (``None``: the zero vector, so the centred cosines
     are the plain ones). With ``candidates_only`` (and no ``hubs``) the :data:`CENTRED`
     columns are left NaN, for :func:`fill_centred` to work out on the rows a search keeps.
+    ``sessions``: the messages' :func:`session_groups` (of ``groups``, or of one session),
+    when the caller keeps them; worked out here otherwise.
     """
     n = own_terms.size
     codes = np.zeros(n, dtype=np.int64) if groups is None else groups
@@ -323,7 +331,8 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     cols["question"] = info.question
     cols["content"] = info.content
     cols["query_terms"] = np.full(n, np.log1p(len(query.terms)) / 3.0, dtype=np.float32)
-    g = _groups(codes, own_terms, key_terms)
+    g = (sessions if sessions is not None
+         else session_groups(codes, own_terms.lengths, key_terms.lengths))
     cols["session_size"] = (np.log1p(g.size) / 8.0).astype(np.float32)
     smooth = cos_key.copy()
     weight = np.ones(n, dtype=np.float32)
@@ -406,7 +415,7 @@ def fill_centred(x: FloatArray, rows: npt.NDArray[np.intp], hubs: tuple[FloatArr
 
 def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
                      key_terms: KeywordIndex, query: QueryTerms, info: Signals,
-                     g: _Groups) -> None:
+                     g: Groups) -> None:
     n = own_terms.size
     names = ("cov_own", "cov_key", "cov_own_all", "bm25_own", "bm25_key", "rare_own",
              "cov_own_len")

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._bm25 import DEFAULT_KEY_WEIGHTS, KeywordIndex, tokens
-from ._features import Signals, signals
+from ._features import Groups, Signals, session_groups, signals
 from ._postings import Postings
 from ._quant import dequantise, dots, quantise, query_dots
 
@@ -182,6 +182,7 @@ class TenantIndex:
         self._reshaped = 0  # moves with every change but appends and vectors coming or going
         self._selected: _Held | None = None
         self._keyed: tuple[Selection, list[tuple[float, Int32Array]]] | None = None
+        self._grouped: tuple[Selection, bool, Groups] | None = None
         self.sessions: dict[str, _Session] = {}
         self._names: list[str] = []
         self.senders: dict[str | None, int] = {}
@@ -514,6 +515,18 @@ class TenantIndex:
         score = np.bincount(np.concatenate(at_parts), weights=np.concatenate(weight_parts),
                             minlength=mask.shape[0])
         return _best(np.where(score > 0, score, -np.inf), rows)
+
+    def groups(self, selection: Selection, *, alone: bool) -> Groups:
+        """The selected rows' :func:`memstrata.search._features.session_groups` (``alone``:
+        as one session), kept with the selection: they do not depend on the query."""
+        held = self._grouped
+        if held is not None and held[0] is selection and held[1] == alone:
+            return held[2]
+        codes = (np.zeros(selection.rows.shape[0], dtype=np.int64) if alone
+                 else selection.groups)
+        grouped = session_groups(codes, selection.own_lengths, selection.key_lengths)
+        self._grouped = (selection, alone, grouped)
+        return grouped
 
     def _keyed_at(self, selection: Selection) -> list[tuple[float, Int32Array]]:
         """Per key offset, its weight and, for each row of the index, the position of the
