@@ -24,7 +24,8 @@ def test_recall_scale_small(tmp_path: Path) -> None:
                 "old: session of 200, hybrid p95 right after a write",
                 "new: tenant-wide hybrid p95 warm", "new: tenant-wide semantic p95 after a write",
                 "new: index bytes per hot message", "old: tenant-wide hybrid, first query",
-                "new: process memory kept per hot message after it (anonymous)",
+                "new: process memory kept per hot message, read from the store",
+                "new: process memory kept per hot message, started from the saved index",
                 "new: tenant-wide hybrid, first query from the saved index",
                 "learned ranker: session of 200, hybrid p95 (3 queries)",
                 "learned ranker: tenant-wide, 300 messages over 10 sessions, hybrid p95"):

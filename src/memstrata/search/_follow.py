@@ -29,6 +29,7 @@ import numpy as np
 from ..store import VectorStore
 from ..types import HotChanges
 from . import _snapshot
+from ._heap import release_freed_memory
 from ._tenant import TenantIndex
 
 __all__ = ["SAVE_FROM", "LiveIndexes"]
@@ -40,6 +41,11 @@ log = logging.getLogger("memstrata")
 _INLINE_ROWS = 2_000
 # An index is read afresh when more rows than this (and than the living) have left it.
 _DEAD_ROWS = 10_000
+# A sync that read this many messages from the store hands the heap it freed back to the
+# system (``_heap``): a cold read of a large tenant, not a delta.
+_RELEASE_FROM = 50_000
+# Messages appended to the index at a time from one read.
+_APPEND_PART = 20_000
 # A tenant's index is saved from this many hot messages, and again after each growth by
 # ``_SAVE_GROWTH``: below it, reading the tenant from the store takes well under a second.
 SAVE_FROM = 20_000
@@ -88,14 +94,16 @@ class LiveIndexes:
                 index = self._indexes[key] = (await self._load(vectors, tenant, model, dim)
                                               or TenantIndex(dim))
             self._indexes.move_to_end(key)
-            await _Sync(vectors, index, tenant, model, self).run(versions, whole)
+            read = await _Sync(vectors, index, tenant, model, self).run(versions, whole)
             dead = index.size - index.alive_count
             if dead > max(index.alive_count, _DEAD_ROWS):
                 # Rows that left (compaction, forget, reset) and superseded postings are
                 # never reused: once they outnumber the living, read the tenant afresh.
                 self.rebuilds += 1
                 index = self._indexes[key] = TenantIndex(dim)
-                await _Sync(vectors, index, tenant, model, self).run(versions, whole)
+                read += await _Sync(vectors, index, tenant, model, self).run(versions, whole)
+            if read >= _RELEASE_FROM:
+                await asyncio.to_thread(release_freed_memory)
             self._evict(key)
             await self._save(vectors, tenant, model, index)
             return index
@@ -168,8 +176,10 @@ class _Sync:
         self.owner = owner
         self.width = 2 * index.dim  # a stored vector: the own-text one, then the keyed one
 
-    async def run(self, versions: dict[str, int], whole: bool) -> None:
+    async def run(self, versions: dict[str, int], whole: bool) -> int:
+        """Bring the index up to ``versions``; the number of messages read from the store."""
         index = self.index
+        read = 0
         fresh = [s for s in versions if s not in index.sessions
                  or index.sessions[s].version is None]
         moved = [s for s in versions if s not in fresh
@@ -182,6 +192,7 @@ class _Sync:
             changes = await self.vectors.hot_changes(self.tenant, None if cold else fresh,
                                                      self.model, self.width, after=0,
                                                      pending=[])
+            read += len(changes.ids)
             await self._apply(changes, fresh, {})
         if moved:
             pending: dict[int, int] = {}
@@ -195,7 +206,9 @@ class _Sync:
             changes = await self.vectors.hot_changes(self.tenant, moved, self.model,
                                                      self.width, after=after,
                                                      pending=list(pending))
+            read += len(changes.ids)
             await self._apply(changes, moved, pending)
+        return read
 
     async def _apply(self, changes: HotChanges, asked: Sequence[str],
                      pending: dict[int, int]) -> None:
@@ -247,10 +260,16 @@ class _Sync:
         else:
             matrix, embedded = changes.matrix, changes.embedded
         index.reserve(len(keep))
-        index.append([changes.sessions[i] for i in keep], [changes.ids[i] for i in keep],
-                     [changes.contents[i] for i in keep], [changes.senders[i] for i in keep],
-                     [changes.ats[i] for i in keep], matrix[:, :dim], matrix[:, dim:],
-                     embedded)
+        # In parts: the words of a part are tokenised, counted and freed before the next
+        # part's, so a large read never holds every message's tokens at once (the freed
+        # small objects would leave the allocator's pools pinned by the few terms kept).
+        for lo in range(0, len(keep), _APPEND_PART):
+            part = keep[lo:lo + _APPEND_PART]
+            hi = lo + len(part)
+            index.append([changes.sessions[i] for i in part], [changes.ids[i] for i in part],
+                         [changes.contents[i] for i in part],
+                         [changes.senders[i] for i in part], [changes.ats[i] for i in part],
+                         matrix[lo:hi, :dim], matrix[lo:hi, dim:], embedded[lo:hi])
 
     async def _repair(self, name: str) -> bool:
         """Bring a session whose counts disagree in line from its hot ids and vector flags:

@@ -186,9 +186,18 @@ class Connection:
             raise store_error(exc, self.path) from exc
 
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        # The result comes back through ``box``, not as the callable's return value:
+        # aiosqlite's thread keeps the last value it returned until its next call, which
+        # would hold a large read (a tenant's rows) in memory after the caller let it go.
+        box: list[T] = []
+
+        def call(c: sqlite3.Connection) -> None:
+            box.append(fn(c))
+
         try:
             # aiosqlite's queue runs one callable at a time on its thread.
-            result: T = await self._conn._execute(fn, self._raw)  # type: ignore[no-untyped-call]
+            await self._conn._execute(call, self._raw)  # type: ignore[no-untyped-call]
+            result = box.pop()
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from exc
         except ValueError as exc:
