@@ -166,7 +166,8 @@ DELETE_VECTOR = "DELETE FROM vectors WHERE tenant = %s AND message_id = %s"
 # count still tells a cache that vectors went). The hot count is the session's own counter,
 # and only hot messages have vectors (compaction drops a vector with its message's place in
 # the queue, and a vector is stored only for a queued message), so neither count reads the
-# session's messages: a delta costs what changed, not the session's size.
+# session's messages (the vectors' own session index is counted, with no lookup of each
+# one's message).
 SELECT_HOT_MARKS = """
 SELECT s.id, s.vector_version, s.cutoff, s.hot_count,
        (SELECT count(*) FROM vectors v WHERE v.tenant = s.tenant AND v.session = s.id)
