@@ -389,8 +389,13 @@ async def test_candidate_stage_scores_as_the_whole_scope(target: str, store: Sto
             assert {i for i, _ in few} <= set(index.select(chosen).ids.tolist())
             for i, score in few:
                 assert abs(score - exact[i]) < 1e-6, (mode, query, i)
-            assert few[:1] == every[:1]
-            assert ranked(8, rows=0, candidates=10**6) == every
+            # The same best hit; its probability equal up to the last bits a product over a
+            # matrix of another height may round differently.
+            assert few[0][0] == every[0][0] and abs(few[0][1] - every[0][1]) < 1e-6
+            everything = ranked(8, rows=0, candidates=10**6)
+            assert [i for i, _ in everything] == [i for i, _ in every]
+            assert np.allclose([p for _, p in everything], [p for _, p in every],
+                               rtol=0, atol=1e-6)
 
 
 async def test_versions_follow_every_connections_writes(target: str, store: Store) -> None:
