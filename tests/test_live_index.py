@@ -195,6 +195,27 @@ async def test_appends_are_followed_by_their_delta_alone(target: str, store: Sto
     await _same_as_rebuilt(kept, store)
 
 
+async def test_a_tenant_read_in_parts_equals_one_read_whole(
+        target: str, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold read takes the sessions a few at a time (each part's rows freed before the
+    next is read): the index holds every session as one read of them all would."""
+    async with Memory.open(target, settings=SETTINGS, background=False) as mem:
+        for s in range(7):
+            await mem.add_many(f"s{s}", _chat(3 + s, start=5 * s))
+        await mem.flush()
+        await mem.add("s2", "user", "waiting for its vector: blue kite", sender="ann")
+    whole = await _sync(LiveIndexes(2**30), store)
+    monkeypatch.setattr(_follow, "_READ_SESSIONS", 2)
+    parts = await _sync(LiveIndexes(2**30), store)
+    assert parts.alive_count == whole.alive_count == 7 * 3 + sum(range(7)) + 1
+    scope = list(whole.sessions)
+    for query in QUERIES:
+        a, b = _features(whole, query, scope), _features(parts, query, scope)
+        assert set(a) == set(b)
+        for mid, row in a.items():
+            assert np.allclose(b[mid], row, atol=1e-6), (query, mid)
+
+
 async def test_tenant_search_scores_as_session_search(target: str, store: Store) -> None:
     async with Memory.open(target, settings=SETTINGS, background=False) as mem:
         for n, s in enumerate(("a", "b", "c", "d")):

@@ -46,6 +46,8 @@ _DEAD_ROWS = 10_000
 _RELEASE_FROM = 50_000
 # Messages appended to the index at a time from one read.
 _APPEND_PART = 20_000
+# Sessions read from the store at a time when many are new to the index.
+_READ_SESSIONS = 500
 # A tenant's index is saved from this many hot messages, and again after each growth by
 # ``_SAVE_GROWTH``: below it, reading the tenant from the store takes well under a second.
 SAVE_FROM = 20_000
@@ -187,13 +189,15 @@ class _Sync:
         if whole:
             moved += [name for name, st in index.sessions.items()
                       if name not in versions and st.alive]
-        if fresh:
-            cold = not index.sessions and len(fresh) > 1
-            changes = await self.vectors.hot_changes(self.tenant, None if cold else fresh,
-                                                     self.model, self.width, after=0,
-                                                     pending=[])
+        for lo in range(0, len(fresh), _READ_SESSIONS):
+            # A few hundred sessions at a time: each session's rows and counts come from
+            # one snapshot, and only one part's rows are alive while their terms are made.
+            part = fresh[lo:lo + _READ_SESSIONS]
+            changes = await self.vectors.hot_changes(self.tenant, part, self.model,
+                                                     self.width, after=0, pending=[])
             read += len(changes.ids)
-            await self._apply(changes, fresh, {})
+            await self._apply(changes, part, {})
+            del changes
         if moved:
             pending: dict[int, int] = {}
             for name in moved:
