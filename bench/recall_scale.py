@@ -17,7 +17,9 @@ rebuilt when its session's vector version moves), in the same process and on the
   is embedded again);
 * the first query of a process that starts from the index saved beside the database
   (``<file>.index/``), against the first query that reads the tenant from the store;
-* the index's bytes per hot message, and the process's resident memory growth;
+* the index's bytes per hot message, the process's resident memory growth over its first
+  query, and the anonymous memory it keeps per message afterwards, SQLite's own left out
+  (after a read from the store, and after a start from the saved index);
 * hybrid search p95 with the learned ranker beside the hand-tuned fusion it replaced
   (``ranker="fusion"``), interleaved on the same data (``ranker``).
 
