@@ -20,6 +20,7 @@ per-session build gives, for a session search and for a tenant-wide one alike.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -136,6 +137,25 @@ class _Held:
     reshaped: int
     size: int
     selection: Selection
+
+
+def _joined(first: Selection, then: Selection) -> Selection:
+    """``first``'s rows followed by ``then``'s, every per-row array joined (the positions
+    are ``then``'s, which must place both)."""
+    parts: dict[str, Any] = {}
+    for field in dataclasses.fields(Selection):
+        a, b = getattr(first, field.name), getattr(then, field.name)
+        if field.name == "pos":
+            parts[field.name] = b
+        elif isinstance(a, Signals):
+            parts[field.name] = Signals(**{f.name: np.concatenate([getattr(a, f.name),
+                                                                  getattr(b, f.name)])
+                                           for f in dataclasses.fields(Signals)})
+        elif isinstance(a, tuple):
+            parts[field.name] = tuple(np.concatenate(pair) for pair in zip(a, b, strict=True))
+        else:
+            parts[field.name] = np.concatenate([a, b])
+    return Selection(**parts)
 
 
 # The per-row arrays: name, dtype, fill of unused rows, and whether a row is a vector.
@@ -406,16 +426,19 @@ class TenantIndex:
         return masked
 
     def _select(self, scope: Sequence[str] | None) -> Selection:
-        n_all = self.size
         rows = np.flatnonzero(self._alive_in(scope)).astype(np.int64)
-        pos = np.full(n_all + 1, -1, dtype=np.int64)  # pos[-1] stays -1 for "no row"
+        pos = np.full(self.size + 1, -1, dtype=np.int64)  # pos[-1] stays -1 for "no row"
         pos[rows] = np.arange(rows.shape[0], dtype=np.int64)
-        prev = pos[self.prev[rows]]
-        nxt = pos[self.next[rows]]
+        return self._gathered(rows, pos)
+
+    def _gathered(self, rows: IntArray, pos: IntArray) -> Selection:
+        """What a selection holds of ``rows`` (in row order), linked through the selected
+        rows' positions ``pos``."""
         info = Signals(length=self.length[rows], cjk=self.cjk[rows],
                        question=self.question[rows], content=self.content[rows])
         return Selection(rows=rows, ids=self.ids[rows],
-                         groups=self.codes[rows].astype(np.int64), links=(prev, nxt),
+                         groups=self.codes[rows].astype(np.int64),
+                         links=(pos[self.prev[rows]], pos[self.next[rows]]),
                          times=self.times[rows],
                          sender_codes=self.sender[rows].astype(np.int64),
                          present=self.present[rows], info=info,
@@ -428,35 +451,21 @@ class TenantIndex:
         scope go after the old ones, the old sessions' tails link to them, and the key
         lengths (and the held key offsets) of the rows within reach before them are worked
         out again; what the new rows leave alone is kept."""
-        n = self.size
         new = np.flatnonzero(self._alive_in(scope, start)).astype(np.int64) + start
         m = old.rows.shape[0]
-        rows = np.concatenate([old.rows, new])
-        pos = np.full(n + 1, -1, dtype=np.int64)
+        pos = np.full(self.size + 1, -1, dtype=np.int64)
         pos[:start] = old.pos[:start]
         pos[new] = np.arange(m, m + new.shape[0], dtype=np.int64)
-        prev = np.concatenate([old.links[0], pos[self.prev[new]]])
-        nxt = np.concatenate([old.links[1], pos[self.next[new]]])
+        joined = _joined(old, self._gathered(new, pos))
+        nxt = joined.links[1]
         tails = np.flatnonzero(old.links[1] == -1)  # an old row that ended its session
         nxt[tails] = pos[self.next[old.rows[tails]]]
         # Old rows whose next rows within the key's reach are new ones.
         reach = [_step(self.prev, new, k) for k in range(1, _KEY_REACH + 1)]
         near = np.unique(np.concatenate([at[(at >= 0) & (at < start)] for at in reach]))
-        key_lengths = np.concatenate([old.key_lengths, self._key_lengths(new)])
-        key_lengths[pos[near]] = self._key_lengths(near)
-        info = Signals(length=np.concatenate([old.info.length, self.length[new]]),
-                       cjk=np.concatenate([old.info.cjk, self.cjk[new]]),
-                       question=np.concatenate([old.info.question, self.question[new]]),
-                       content=np.concatenate([old.info.content, self.content[new]]))
-        selection = Selection(
-            rows=rows, ids=np.concatenate([old.ids, self.ids[new]]),
-            groups=np.concatenate([old.groups, self.codes[new].astype(np.int64)]),
-            links=(prev, nxt), times=np.concatenate([old.times, self.times[new]]),
-            sender_codes=np.concatenate([old.sender_codes,
-                                         self.sender[new].astype(np.int64)]),
-            present=self.present[rows], info=info,
-            own_lengths=np.concatenate([old.own_lengths, self.own_len[new]]),
-            key_lengths=key_lengths, pos=pos)
+        joined.key_lengths[pos[near]] = self._key_lengths(near)
+        # A vector that came or went moves an old row's flag too.
+        selection = dataclasses.replace(joined, present=self.present[joined.rows])
         if self._keyed is not None and self._keyed[0] is old:
             self._keyed = (selection, self._keyed_extended(self._keyed[1], selection, start,
                                                            near))
