@@ -14,6 +14,12 @@ from pg_server import PgServer
 from memstrata import Memory, Settings
 from memstrata._compaction import CompactionPolicy
 from memstrata.store.sqlite import SQLiteStore
+from memstrata.store.sqlite._functions import register, scope_token
+from memstrata.store.sqlite._keyword_sql import newest_ids
+from memstrata.store.sqlite._sql import (
+    SELECT_SCOPE_TERM_IDS,
+    SELECT_SCOPE_TERM_IDS_OLDEST_FIRST,
+)
 from memstrata.types import Draft
 
 SETTINGS = Settings(embedder=None, summary_cron=None)
@@ -113,3 +119,29 @@ async def test_the_index_upkeep_merges_segments_and_changes_no_answer(tmp_path: 
     assert blocks() < written
     async with Memory.open(str(path), settings=SETTINGS, background=False) as mem:
         assert {s: await ranking(mem, s) for s in ("s0", None)} == before
+
+
+async def test_a_small_scope_asked_oldest_first_finds_the_newest_rows(tmp_path: Path) -> None:
+    """A scope's rows holding a term are read oldest first when its counters say it holds
+    fewer than are read; the rows found, newest first, are those a newest-first read finds,
+    and a counter behind its rows (``few`` wrongly true) still finds the newest."""
+    path = tmp_path / "memory.db"
+    async with Memory.open(str(path), settings=SETTINGS, background=False) as mem:
+        ids: list[int] = []
+        for i in range(6):  # the session's rows interleaved with another session's
+            ids += [m.id for m in await mem.add_many(
+                "s", [{"role": "user", "content": f"delta step {i}-{k}"} for k in range(5)])]
+            await mem.add_many("t", [{"role": "user", "content": f"delta elsewhere {i}-{k}"}
+                                     for k in range(5)])
+    token = scope_token("default", "s")
+    queries = (SELECT_SCOPE_TERM_IDS, SELECT_SCOPE_TERM_IDS_OLDEST_FIRST)
+    with sqlite3.connect(path) as c:
+        register(c)
+        match = f'scope : "{token}" AND body : ("delta")'
+        newest = sorted(ids, reverse=True)
+        assert newest_ids(c, queries, match, 100, few=False) == newest
+        assert newest_ids(c, queries, match, 100, few=True) == newest
+        for limit in (30, 29, 10, 1):
+            want = newest[:limit]
+            assert newest_ids(c, queries, match, limit, few=False) == want
+            assert newest_ids(c, queries, match, limit, few=True) == want

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._scoped_bm25 import Scope, rank, term_counter, term_words
 from . import _errors_sql as sql
-from ._keyword_sql import terms_of
+from ._keyword_sql import newest_ids, terms_of
 
 __all__ = ["CANDIDATES", "keyword_hits"]
 
@@ -39,12 +39,12 @@ def keyword_hits(c: sqlite3.Connection, params: dict[str, Any], match: str,
     judge the record); ties newer first."""
     terms = terms_of(match)
     token = error_token(params["tenant"])
-    matched = [[int(r[0]) for r in c.execute(sql.SELECT_ERROR_TERM_SEQS, (
-        f'scope : "{token}" AND body : ({term})', CANDIDATES))] for term in terms]
+    size = c.execute(sql.COUNT_TENANT_ERRORS, (params["tenant"],)).fetchone()[0]
+    matched = [newest_ids(c, (sql.SELECT_ERROR_TERM_SEQS, sql.SELECT_ERROR_TERM_SEQS_OLDEST_FIRST),
+                          f'scope : "{token}" AND body : ({term})', CANDIDATES,
+                          few=int(size or 0) < CANDIDATES) for term in terms]
     floor = max((seqs[-1] for seqs in matched if len(seqs) >= CANDIDATES), default=None)
-    if floor is None:
-        size = c.execute(sql.COUNT_TENANT_ERRORS, (params["tenant"],)).fetchone()[0]
-    else:
+    if floor is not None:
         matched = [[s for s in seqs if s >= floor] for seqs in matched]
         size = c.execute(sql.COUNT_SCOPE_ERRORS_SINCE, (f'scope : "{token}"', floor)).fetchone()[0]
     wanted = json.dumps(sorted({s for seqs in matched for s in seqs}))

@@ -32,6 +32,10 @@ WHERE tenant = :tenant AND expires_at > :now AND {_TOOL.format(p="")}
 # entries. Both cost the tenant's own rows, never another tenant's (see ``_error_keyword``).
 SELECT_ERROR_TERM_SEQS = """
 SELECT rowid FROM error_records_fts WHERE error_records_fts MATCH ? ORDER BY rowid DESC LIMIT ?"""
+# The same oldest first, for a tenant of fewer records than are read (see
+# ``_keyword_sql.newest_ids``).
+SELECT_ERROR_TERM_SEQS_OLDEST_FIRST = """
+SELECT rowid FROM error_records_fts WHERE error_records_fts MATCH ? ORDER BY rowid LIMIT ?"""
 COUNT_SCOPE_ERRORS_SINCE = """
 SELECT count(*) FROM error_records_fts WHERE error_records_fts MATCH ? AND rowid >= ?"""
 COUNT_TENANT_ERRORS = "SELECT count(*) FROM error_records WHERE tenant = ?"

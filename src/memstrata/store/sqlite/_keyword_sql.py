@@ -19,7 +19,7 @@ from .._scoped_bm25 import Scope, rank, term_counter, term_words
 from . import _sql as sql
 from ._functions import scope_token, tenant_token
 
-__all__ = ["CANDIDATES", "ranked", "terms_of"]
+__all__ = ["CANDIDATES", "newest_ids", "ranked", "terms_of"]
 
 # The newest matches of a term that are read, per term. A word common in a large tenant (or a
 # very long session) has far more matches than a ranking needs; when a term has this many, the
@@ -34,6 +34,26 @@ def terms_of(match: str) -> list[str]:
     """The quoted terms of an expression made by ``text.fts_match_expression``, as FTS5
     phrases (still quoted), without repeats."""
     return list(dict.fromkeys(m.group(0) for m in _QUOTED.finditer(match)))
+
+
+def newest_ids(c: sqlite3.Connection, queries: tuple[str, str], match: str, limit: int,
+               *, few: bool) -> list[int]:
+    """The newest ``limit`` rows of a full-text index matching ``match``, newest first.
+    ``queries`` is the statement that asks for them newest first and the one that asks oldest
+    first (each taking the match and the limit).
+
+    FTS5 walks a term's list of entries backwards at a cost that grows with the whole list
+    (every tenant's rows holding the term), forwards by seeking at a cost that stays flat: a
+    scope of ``few`` rows (fewer than ``limit``, as its counters say) is asked oldest first,
+    which finds the same rows, and asked again newest first should the answer fill ``limit``
+    (a counter behind its rows), so the rows found never depend on the counters."""
+    newest_first, oldest_first = queries
+    if few:
+        ids = [int(r[0]) for r in c.execute(oldest_first, (match, limit))]
+        if len(ids) < limit:
+            ids.reverse()
+            return ids
+    return [int(r[0]) for r in c.execute(newest_first, (match, limit))]
 
 
 def ranked(c: sqlite3.Connection, tenant: str, session: str | None, match: str | None,
@@ -51,8 +71,10 @@ def ranked(c: sqlite3.Connection, tenant: str, session: str | None, match: str |
         token = scope_token(tenant, session)
         size, hot, hot_bytes = (c.execute(sql.SELECT_SESSION_SIZE, (tenant, session))
                                 .fetchone() or (0, 0, 0))
-    matched = [[r[0] for r in c.execute(sql.SELECT_SCOPE_TERM_IDS, (
-        f'scope : "{token}" AND body : ({term})', CANDIDATES))] for term in terms]
+    few = int(size or 0) < CANDIDATES
+    matched = [newest_ids(c, (sql.SELECT_SCOPE_TERM_IDS, sql.SELECT_SCOPE_TERM_IDS_OLDEST_FIRST),
+                          f'scope : "{token}" AND body : ({term})', CANDIDATES, few=few)
+               for term in terms]
     floor = max((ids[-1] for ids in matched if len(ids) >= CANDIDATES), default=None)
     if floor is not None:
         matched = [[i for i in ids if i >= floor] for ids in matched]

@@ -106,6 +106,11 @@ WHERE tenant = ? AND seq < ? AND at >= ? ORDER BY seq DESC LIMIT ?"""
 # whole table at every query.
 SELECT_SCOPE_TERM_IDS = """
 SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?"""
+# The same, oldest first: FTS5 walks a term's entries forwards by seeking, at a cost that stays
+# flat as the file grows, while walking them backwards costs more the longer the term's list
+# of entries is over the whole table (``_keyword_sql.newest_ids`` says when it is used).
+SELECT_SCOPE_TERM_IDS_OLDEST_FIRST = """
+SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid LIMIT ?"""
 # How many of a scope's messages have an id from ``?`` on (the N of a span, see
 # ``_keyword_sql.CANDIDATES``): FTS5 walks the scope token's entries from there.
 COUNT_SCOPE_SINCE = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ? AND rowid >= ?"
