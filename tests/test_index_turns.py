@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Sequence
@@ -248,3 +249,45 @@ def test_the_service_shows_the_tenant_backlog(tmp_path: Path) -> None:
         stats = api.get("/v1/sessions/p").json()
         assert (stats["index_backlog"], stats["tenant_backlog"]) == (1, 2)
         assert api.get("/v1/stats").json()["index_backlog"] == 2
+
+
+class SlowingEmbedder(HashEmbedder):
+    """Takes ``delay`` seconds a text, as a model on cores that searches start to share."""
+
+    delay = 0.0
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        await asyncio.sleep(self.delay * len(texts))
+        return await super().embed(texts)
+
+
+async def test_a_batch_slower_than_its_rate_said_stops_and_hands_back_the_rest(
+        db_path: str) -> None:
+    embedder = SlowingEmbedder(64)
+    async with Memory.open(db_path, settings=SETTINGS, embedder=embedder,
+                           background=False) as mem:
+        await mem.add_many("import", _chat(200))
+        store = await open_store(db_path)
+        try:
+            indexer = Indexer(store.vectors, embedder, tenant="default", batch_size=64,
+                              batch_seconds=0.2)
+            embedder.delay = 0.001  # 64 messages (128 texts) in about 0.13 s: ~500 a second
+            assert await indexer.step() == 64
+            # Now ten times slower: pieces of a quarter of the target at the last rate (25
+            # messages, 0.5 s), and the batch stops after the first, past 1.25 x 0.2 s.
+            embedder.delay = 0.01
+            started = time.monotonic()
+            stored = await indexer.step()
+            assert time.monotonic() - started < 1.0
+            assert 16 <= stored < 64
+            assert await mem.index_backlog() == 200 - 64 - stored
+            # The rest was handed back untried (no attempt counted) and is claimed next.
+            with sqlite3.connect(db_path) as c:
+                assert c.execute("SELECT count(*), max(attempts), count(claimed_by) "
+                                 "FROM index_queue").fetchone() == (200 - 64 - stored, 0, 0)
+            embedder.delay = 0.0
+            while await indexer.step():
+                pass
+            assert await mem.index_backlog() == 0
+        finally:
+            await store.close()

@@ -21,14 +21,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from .._background import worker_id
 from .._liveness import is_dead
 from ..errors import DiskFull, FlushTimeout, MemstrataError, ProviderError
 from ..providers import Embedder, background
 from ..store import VectorStore
-from ..types import Claimed
+from ..types import Claimed, Vectors
 from ._fusion import embedding_keys, vector_dim, vector_model
 
 __all__ = ["Indexer", "embed_texts"]
@@ -46,6 +48,13 @@ _TAKEOVER_ATTEMPTS = 3
 # 256 messages of embedding.
 _BATCH_TARGET_S = 2.0
 _MIN_BATCH = 4
+# A batch is embedded in pieces of about this share of the target at the last batches' rate
+# (a remote model fast enough gets the batch in one call), and stops between pieces once it
+# has run this many times the target: searches that start sharing the cores after the batch
+# was sized can make it several times slower than its rate said.
+_PIECE_SHARE = 0.25
+_MIN_PIECE = 16
+_BATCH_LIMIT = 1.25
 _CLAIMED_POLL_S = 0.05
 _MAX_BACKOFF_S = 60.0
 # Ids looked at per catch-up transaction: bounds how long one holds the write lock.
@@ -63,14 +72,17 @@ def embed_texts(c: Claimed) -> tuple[str, str]:
 
 
 class Indexer:
-    """Claims, embeds and stores batches for one tenant (``None``: every tenant)."""
+    """Claims, embeds and stores batches for one tenant (``None``: every tenant), each
+    sized to take about ``batch_seconds`` at the rate of the last ones."""
 
     def __init__(self, vectors: VectorStore, embedder: Embedder, *, tenant: str | None,
-                 batch_size: int = 128, clock: Callable[[], int] = time.time_ns) -> None:
+                 batch_size: int = 128, clock: Callable[[], int] = time.time_ns,
+                 batch_seconds: float = _BATCH_TARGET_S) -> None:
         self._vectors = vectors
         self._embedder = embedder
         self._tenant = tenant
         self._batch = batch_size
+        self._seconds = batch_seconds
         self._clock = clock
         self.worker = worker_id()
         self.wake = asyncio.Event()
@@ -105,8 +117,7 @@ class Indexer:
         started = time.monotonic()
         try:
             with background():  # searches go first (providers._lane)
-                matrix = await self._embedder.embed([t for c in claimed
-                                                     for t in embed_texts(c)])
+                matrix = await self._embed(claimed, started)
         except asyncio.CancelledError:
             # Closing mid-batch: hand the batch back now rather than leaving it claimed until
             # the claim goes stale.
@@ -119,11 +130,14 @@ class Indexer:
                 raise
             raise ProviderError(f"the embedder {self._embedder.model_id!r} failed: "
                                 f"{exc}") from exc
+        done = claimed[:matrix.shape[0] // 2]
         items = [(c.message.id, matrix[2 * i:2 * i + 2].astype("float32").tobytes())
-                 for i, c in enumerate(claimed)]
+                 for i, c in enumerate(done)]
         try:
+            # A batch cut short hands the rest back untried, for the tenant's next turn.
             stored = await self._vectors.put(token, vector_model(self._embedder.model_id),
-                                             vector_dim(self._embedder.dim), items)
+                                             vector_dim(self._embedder.dim), items,
+                                             tried=len(done) == len(claimed))
         except BaseException:
             # The store refused (a full disk): the batch is still claimed. Hand it back before
             # the next claim, not when the claim goes stale minutes later.
@@ -131,8 +145,24 @@ class Indexer:
             raise
         self.last_error = None
         self.indexed += stored
-        self._learn(len(claimed), time.monotonic() - started)
+        self._learn(len(done), time.monotonic() - started)
         return max(stored, 1)
+
+    async def _embed(self, claimed: Sequence[Claimed], started: float) -> Vectors:
+        """The vectors of the batch's texts (two a message), embedded a piece at a time (the
+        first batch, whose rate is not known yet, in one); a batch that has run past
+        :data:`_BATCH_LIMIT` times its target stops after the piece in progress (the machine got busier than
+        the rate it was sized by), so another tenant's turn still comes within a few
+        seconds. Fewer vectors than texts mean the batch was cut short there."""
+        piece = len(claimed) if self._rate is None else max(
+            _MIN_PIECE, int(self._rate * self._seconds * _PIECE_SHARE))
+        parts: list[Vectors] = []
+        for at in range(0, len(claimed), piece):
+            if parts and time.monotonic() - started > self._seconds * _BATCH_LIMIT:
+                break
+            texts = [t for c in claimed[at:at + piece] for t in embed_texts(c)]
+            parts.append(await self._embedder.embed(texts))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     @property
     def batch_limit(self) -> int:
@@ -140,7 +170,7 @@ class Indexer:
         batches show it would take longer than about two seconds."""
         if self._rate is None:
             return self._batch
-        return max(_MIN_BATCH, min(self._batch, int(self._rate * _BATCH_TARGET_S)))
+        return max(_MIN_BATCH, min(self._batch, int(self._rate * self._seconds)))
 
     def _learn(self, messages: int, seconds: float) -> None:
         rate = messages / max(seconds, 1e-3)

@@ -155,9 +155,10 @@ class VectorStore(Protocol):
         ...
 
     async def put(self, worker: str, model: str, dim: int,
-                  items: Sequence[tuple[int, bytes]]) -> int:
+                  items: Sequence[tuple[int, bytes]], *, tried: bool = True) -> int:
         """Store vectors only for messages still claimed by ``worker`` (and so still present
-        and hot), release its other claims, and return how many were stored."""
+        and hot), release its other claims, and return how many were stored. The released
+        claims count an attempt unless ``tried`` is false (a batch cut short)."""
         ...
 
     async def release(self, worker: str) -> None:

@@ -50,8 +50,9 @@ class PostgresVectors:
         return await self._db.write(body)
 
     async def put(self, worker: str, model: str, dim: int,
-                  items: Sequence[tuple[int, bytes]]) -> int:
-        """Store vectors for messages still claimed by ``worker``; release the rest."""
+                  items: Sequence[tuple[int, bytes]], *, tried: bool = True) -> int:
+        """Store vectors for messages still claimed by ``worker``; release the rest
+        (``tried=False``: without counting an attempt)."""
         by_number = dict(items)
 
         async def body(c: Conn) -> int:
@@ -72,7 +73,7 @@ class PostgresVectors:
                         for t, s, mid in taken])
             for tenant, session in sorted({(str(t), str(s)) for t, s, _ in taken}):
                 await c.execute(vsql.BUMP_VECTOR_VERSION, (tenant, session))
-            await c.execute(vsql.RELEASE_CLAIMS, (worker,))
+            await c.execute(vsql.RELEASE_CLAIMS if tried else vsql.RELEASE_UNTRIED, (worker,))
             return len(taken)
         return await self._db.write(body)
 

@@ -74,6 +74,9 @@ ON CONFLICT (tenant, message_id) DO UPDATE SET
 RELEASE_CLAIMS = """
 UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
 WHERE claimed_by = %s"""
+# The same for claims a batch cut short never tried: their attempt counts stay.
+RELEASE_UNTRIED = """
+UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = %s"""
 
 # Who holds claims (the indexer checks whether they are alive), and a dead one's give-back.
 SELECT_CLAIMANTS = """

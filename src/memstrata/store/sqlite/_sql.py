@@ -277,6 +277,8 @@ DEQUEUE = "DELETE FROM index_queue WHERE message_id = ?"
 RELEASE_CLAIMS = """
 UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
 WHERE claimed_by = ?"""
+# The same for claims a batch cut short never tried: their attempt counts stay.
+RELEASE_UNTRIED = "UPDATE index_queue SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = ?"
 
 # Who holds claims (the indexer checks whether they are alive), and a dead one's give-back;
 # one tenant's through the queue's tenant index, so another tenant's backlog is not scanned.

@@ -49,8 +49,9 @@ class SQLiteVectors:
         return await self._db.write(body)
 
     async def put(self, worker: str, model: str, dim: int,
-                  items: Sequence[tuple[int, bytes]]) -> int:
-        """Store vectors for messages still claimed by ``worker``; release the rest."""
+                  items: Sequence[tuple[int, bytes]], *, tried: bool = True) -> int:
+        """Store vectors for messages still claimed by ``worker``; release the rest
+        (``tried=False``: without counting an attempt)."""
         def body(c: sqlite3.Connection) -> int:
             touched: set[tuple[str, str]] = set()
             stored = 0
@@ -68,7 +69,7 @@ class SQLiteVectors:
                 stored += 1
             for tenant, session in touched:
                 c.execute(sql.BUMP_VECTOR_VERSION, (tenant, session))
-            c.execute(sql.RELEASE_CLAIMS, (worker,))
+            c.execute(sql.RELEASE_CLAIMS if tried else sql.RELEASE_UNTRIED, (worker,))
             return stored
         return await self._db.write(body)
 
