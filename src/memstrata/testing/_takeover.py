@@ -72,6 +72,29 @@ async def check_unclaim_leaves_a_message_tried_too_often(store: Store) -> None:
     assert await store.vectors.claimants("t") == []
 
 
+async def check_a_batch_cut_short_gives_back_the_rest_untried(store: Store) -> None:
+    """``put(…, tried=False)`` stores what it is given and gives the rest of the batch back
+    without counting an attempt (the rest was never embedded), where a plain ``put`` counts
+    one for each message it gives back."""
+    await _queue(store, "t", 3)
+    first, *rest = await claim(store, "w")
+    items = [(first.message.id, blob(vector_of(first.message)))]
+    assert await store.vectors.put("w", MODEL, DIM, items, tried=False) == 1
+    assert await store.vectors.claimants("t") == []
+    assert await store.vectors.backlog("t") == 2
+    for n in range(3):
+        assert [c.message.id for c in await claim(store, f"dead{n}")] == [
+            c.message.id for c in rest]
+        assert await store.vectors.unclaim("t", f"dead{n}", below_attempts=3) == 2
+    second, third = await claim(store, "w2")
+    items = [(second.message.id, blob(vector_of(second.message)))]
+    assert await store.vectors.put("w2", MODEL, DIM, items) == 1
+    assert [c.message.id for c in await claim(store, "dead")] == [third.message.id]
+    # Three give-backs before, and the plain put's: tried too often to be taken over at once.
+    assert await store.vectors.unclaim("t", "dead", below_attempts=4) == 0
+    assert await store.vectors.unclaim("t", "dead", below_attempts=5) == 1
+
+
 async def check_lease_holder(store: Store) -> None:
     """``lease_holder`` names the owner on the session's lease, expired or not, per tenant and
     session; ``None`` before any lease and after the holder's release."""
@@ -103,6 +126,7 @@ async def check_dead_holder_lease_cleared_once(store: Store) -> None:
 TAKEOVER_CHECKS: Sequence[Check] = (
     check_claimants_listed_by_tenant,
     check_unclaim_gives_back_one_worker, check_unclaim_leaves_a_message_tried_too_often,
+    check_a_batch_cut_short_gives_back_the_rest_untried,
     check_lease_holder,
     check_dead_holder_lease_cleared_once,
 )
