@@ -4,6 +4,7 @@ and then equal to an index read from the store, through writes made after the sa
 
 from __future__ import annotations
 
+import mmap
 import shutil
 from pathlib import Path
 
@@ -81,6 +82,43 @@ async def test_saved_index_read_back_without_the_store(tmp_path: Path) -> None:
         assert index.size == index.alive_count == 10 + 12 + 14 + 16  # nothing read twice
     finally:
         await store.close()
+
+
+async def test_the_saved_index_is_mapped_and_a_file_of_the_format_before_removed(
+        tmp_path: Path) -> None:
+    """A start maps the saved file (its arrays are views of the map, writable copy-on-write,
+    so the appends after the start never reach the file), and a save removes the numpy
+    archive the format before wrote under the same name."""
+    path = tmp_path / "m.db"
+    async with Memory.open(str(path), settings=SETTINGS, background=False) as mem:
+        await _fill(mem)
+    saved = path_for(f"{path}.index", "default", MODEL)
+    old = saved.with_suffix(".npz")
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: the format before
+    store = await open_store(str(path))
+    try:
+        await _saved(path, store)
+        assert saved.exists() and not old.exists()
+        written = saved.read_bytes()
+        live = LiveIndexes(2**30, saved_in=f"{path}.index")
+        index = await _index(live, store)
+        assert live.loads == 1
+        base = index.own_q.base
+        while isinstance(base, np.ndarray | memoryview):
+            base = base.base if isinstance(base, np.ndarray) else base.obj
+        assert isinstance(base, mmap.mmap) and index.own_q.flags.writeable
+    finally:
+        await store.close()
+    async with Memory.open(str(path), settings=SETTINGS, background=False) as mem:
+        await mem.add_many("a", _chat(4, start=500))
+        await mem.flush()
+    store = await open_store(str(path))
+    try:
+        await _equal_to_the_store(live, store)
+    finally:
+        await store.close()
+    assert saved.read_bytes() == written
 
 
 async def test_sessions_written_after_the_save_are_read_afresh(tmp_path: Path) -> None:

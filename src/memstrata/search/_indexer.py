@@ -150,10 +150,10 @@ class Indexer:
 
     async def _embed(self, claimed: Sequence[Claimed], started: float) -> Vectors:
         """The vectors of the batch's texts (two a message), embedded a piece at a time (the
-        first batch, whose rate is not known yet, in one); a batch that has run past
-        :data:`_BATCH_LIMIT` times its target stops after the piece in progress (the machine got busier than
-        the rate it was sized by), so another tenant's turn still comes within a few
-        seconds. Fewer vectors than texts mean the batch was cut short there."""
+        first batch, whose rate is not known yet, in one). A batch that has run past
+        :data:`_BATCH_LIMIT` times its target stops after the piece in progress (the machine
+        got busier than the rate it was sized by), so another tenant's turn still comes
+        within a few seconds. Fewer vectors than texts mean the batch was cut short there."""
         piece = len(claimed) if self._rate is None else max(
             _MIN_PIECE, int(self._rate * self._seconds * _PIECE_SHARE))
         parts: list[Vectors] = []
