@@ -241,7 +241,7 @@ async def _time_all(paths: dict[int, Path], lang: str, samples: int,
 def _warm(path: Path) -> None:
     """Read the file once, so that every size starts from the operating system's cache: an
     earlier phase of a combined run (the 4.9 GB tenant) otherwise leaves the large files cold
-    on disk (the page cache here holds about 7 GB) while the small one is read again within
+    on disk (the page cache here kept 3-7 GB) while the small one is read again within
     the warm-up queries, and the ratio then measures what ran before rather than the query."""
     with open(path, "rb") as f:
         while f.read(8 << 20):
