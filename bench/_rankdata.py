@@ -47,11 +47,13 @@ class EmbedCache:
     reproduce the shipped weights bit for bit. Alone, a text's vector is what a search's
     query embedding of the same text gives."""
 
-    def __init__(self, embedder: Embedder, folder: Path) -> None:
+    def __init__(self, embedder: Embedder, folder: Path, *, tag: str = "") -> None:
         self.embedder = embedder
         folder.mkdir(parents=True, exist_ok=True)
         name = embedder.model_id.replace(":", "_").replace("/", "_")
-        self.path = folder / f"{name}-alone.npz"
+        # ``tag`` keeps apart vectors made under different BLAS kernels: they differ in
+        # their last bits.
+        self.path = folder / f"{name}-alone{'-' + tag if tag else ''}.npz"
         self._rows: dict[str, FloatArray] = {}
         if self.path.exists():
             with np.load(self.path) as data:

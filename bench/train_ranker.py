@@ -37,6 +37,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import pickle
 import sys
 import tempfile
@@ -52,7 +53,7 @@ from _offtopic import OFF_TOPIC_EVAL, OFF_TOPIC_TRAIN
 from _offtopic_near import near_topic_for
 from _rankdata import EmbedCache, Query, centre_of, prepare
 from _sets import SETS, Conv, load_held_out, load_sets
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from memstrata.providers import LocalEmbedder
 from memstrata.search._features import FEATURES, SEMANTIC_FEATURES
@@ -95,6 +96,43 @@ and near (``_offtopic_near.py``); their eval halves are only measured."""
 FLOORS = (0.002, 0.003, 0.0035, 0.004, 0.0045, 0.005, 0.006, 0.008, 0.01, 0.015, 0.02,
           0.03, 0.05, 0.1)
 FloatArray = npt.NDArray[np.float64]
+BLAS_KERNELS = "SkylakeX"
+"""The OpenBLAS kernels the shipped weights were made with, which training pins
+(``OPENBLAS_CORETYPE``) wherever the processor can run them. OpenBLAS picks its kernels by
+the processor, and they round differently: on an AMD processor with AVX-512 it picks its
+``Haswell`` ones, on an Intel one ``SkylakeX``, and the model's vector of a text then differs
+in its last bits (1.2e-7 measured), the mean vector at its fifth decimal and every weight
+with it. With the kernels pinned, both give the same bytes."""
+_AVX512 = ("avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl")
+"""The processor flags the :data:`BLAS_KERNELS` need."""
+
+
+def _can_run_pinned() -> bool:
+    try:
+        text = Path("/proc/cpuinfo").read_text("ascii", errors="replace")
+    except OSError:
+        return False
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines()
+                  if line.startswith("flags")), [])
+    return all(f in flags for f in _AVX512)
+
+
+def pin_blas_kernels() -> str:
+    """Start this script again with :data:`BLAS_KERNELS` pinned, when it was not started so
+    and the processor can run them; returns the kernels in use (a note on standard error when
+    they are other ones: the weights written may then differ from the shipped ones in their
+    last bits)."""
+    if os.environ.get("OPENBLAS_CORETYPE") != BLAS_KERNELS and _can_run_pinned():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, sys.orig_argv,
+                  {**os.environ, "OPENBLAS_CORETYPE": BLAS_KERNELS})
+    kernels = sorted({str(i.get("architecture")) for i in threadpool_info()
+                      if i.get("internal_api") == "openblas"})
+    if kernels != [BLAS_KERNELS]:
+        print(f"note: BLAS kernels {', '.join(kernels) or 'unknown'}, not {BLAS_KERNELS}: the "
+              "weights may differ from the shipped ones in their last bits", file=sys.stderr)
+    return "-".join(kernels) or "unknown"
 
 
 def folds_of(convs: Sequence[Conv]) -> list[int]:
@@ -595,6 +633,7 @@ async def main() -> None:
                         help="save the out-of-fold probabilities (and each query's set, "
                              "split and evidence) in this pickle")
     args = parser.parse_args()
+    kernels = pin_blas_kernels()
     global HIDDEN, LISTWISE, TREES, SEMANTIC_TREES, OFF_TOPIC_TRAINING, NEAR_SHARE, \
         OFF_TOPIC_SHARE, CENTRE
     if args.off_topic_share is not None:
@@ -616,7 +655,7 @@ async def main() -> None:
         LISTWISE = args.listwise
     convs = load_sets(tuple(args.sets.split(",")))
     embedder = LocalEmbedder(args.embedder)
-    cache = EmbedCache(embedder, args.cache)
+    cache = EmbedCache(embedder, args.cache, tag=kernels)
     CENTRE = await centre_of(convs, cache)
     if args.prepared is not None and args.prepared.exists():
         queries = pickle.loads(args.prepared.read_bytes())

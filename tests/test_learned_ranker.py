@@ -3,6 +3,8 @@ shipped weights, and the switch back to the hand-tuned fusion."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -256,6 +258,25 @@ async def test_training_vectors_do_not_depend_on_what_else_is_embedded(tmp_path:
     np.testing.assert_array_equal(await EmbedCache(embedder, tmp_path / "b").embed(texts),
                                   together)
 
+
+
+def test_training_pins_the_blas_kernels_the_shipped_weights_were_made_with() -> None:
+    """OpenBLAS picks its kernels by the processor and they round differently, so the training
+    starts itself again with the shipped weights' kernels pinned where the processor can run
+    them, and says so where it cannot."""
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    code = (f"import sys; sys.path.insert(0, {str(bench)!r}); import train_ranker; "
+            "print(train_ranker.pin_blas_kernels())")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120, check=True)
+    flags = Path("/proc/cpuinfo").read_text("ascii", errors="replace")
+    if all(f in flags.split() for f in ("avx512f", "avx512cd", "avx512bw", "avx512dq",
+                                        "avx512vl")):
+        assert done.stdout.strip() == "SkylakeX"
+        assert "note:" not in done.stderr
+    else:
+        assert "not SkylakeX" in done.stderr
 
 def _centred_ranker(seed: int) -> LearnedRanker:
     """A hybrid ranker leaning on the centred cosines, with a tree splitting on one."""
