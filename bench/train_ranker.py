@@ -43,6 +43,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +61,14 @@ from memstrata.search._features import FEATURES, SEMANTIC_FEATURES
 from memstrata.search._fusion import vector_model
 from memstrata.search._ranker import (
     BEST_SHARE,
+    GATE_TOP,
     HIT_FLOOR,
     LEARNED_FLOOR,
     RANKER_FILE,
+    Gate,
     LearnedRanker,
     Trees,
+    log_odds,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +78,7 @@ KS = (1, 5, 10)
 L2 = 1.0
 HIDDEN = 0
 TREES = 100
+DEPTH = 3
 # Boosted trees of the semantic ranker: none. 40 lifted every set's out-of-fold R@5 to or
 # above plain cosine, but at the default floor the held-out set's semantic R@5 fell from 76.1
 # to 60.9 (docs/benchmarks.md, "Trees for semantic search").
@@ -93,6 +98,11 @@ NEAR_SHARE = 0.25
 OFF_TOPIC_TRAINING: tuple[str, ...] = ("train",)
 """The off-topic splits the ranker is trained on (``--off-topic``): far (``_offtopic.py``)
 and near (``_offtopic_near.py``); their eval halves are only measured."""
+GATE_FEATURE = "ccos_own"
+"""What the answer gate reads of the best hits (hybrid search only). Measured: the plain
+own-text cosine, in both modes, lowered the held-out set's R@5 at the gate (docs)."""
+ANSWERS: dict[str, list[bool]] = {}
+"""Per mode, whether each search answers under the out-of-fold answer gate (set by main)."""
 FLOORS = (0.002, 0.003, 0.0035, 0.004, 0.0045, 0.005, 0.006, 0.008, 0.01, 0.015, 0.02,
           0.03, 0.05, 0.1)
 FloatArray = npt.NDArray[np.float64]
@@ -356,7 +366,7 @@ def train(queries: Sequence[Query], mode: str) -> LearnedRanker:
         base = zk @ coef + bias
         feats, thresholds, leaves = boost(zk, y[keep], w[keep] * rw, base, new_starts[sel],
                                           listwise[sel], qweights[sel], rw, LISTWISE,
-                                          BoostParams(trees=n_trees))
+                                          BoostParams(trees=n_trees, depth=DEPTH))
         trees = Trees(feats, thresholds.astype(np.float32), leaves)
     hidden = hidden_bias = out = None
     if HIDDEN:
@@ -388,6 +398,58 @@ def folded(ranker: LearnedRanker, a: float, b: float) -> LearnedRanker:
                          hidden_bias=r(ranker.hidden_bias), out=r(ranker.out, a),
                          trees=None if ranker.trees is None else ranker.trees.scaled(a),
                          centre=ranker.centre)
+
+
+GATE_STEP = 0.05
+"""The gate's offset is chosen in steps of this many log-odds."""
+
+
+def gate_inputs(q: Query, p: FloatArray) -> tuple[float, float]:
+    """What the answer gate reads of a hybrid search: the best hit's log-odds and the highest
+    :data:`GATE_FEATURE` among its best :data:`GATE_TOP` hits."""
+    x = q.hybrid
+    if not len(p):
+        return -30.0, -1.0
+    top = np.lexsort((-np.arange(len(p)), -p))[:GATE_TOP]
+    return log_odds(float(p[top[0]])), float(np.max(x[top, FEATURES.index(GATE_FEATURE)]))
+
+
+def fit_gate(queries: Sequence[Query], probs: Sequence[FloatArray], rows: Sequence[int],
+             eval_rows: Sequence[int]) -> Gate:
+    """The answer gate from ``rows`` (questions: answered; far off-topic training queries:
+    not), every set weighing the same: a logistic fit on the best hit's log-odds and the top
+    hits' closest cosine gives the trade between the two (``per_cosine``); the offset is
+    then the lowest (in steps of :data:`GATE_STEP`) at which at least 95 % of the far
+    off-topic searches of ``eval_rows`` return nothing, as the floor before it was chosen."""
+    chosen = [i for i in rows if not queries[i].off_topic
+              or queries[i].off_topic in OFF_TOPIC_TRAINING]
+    x = np.asarray([gate_inputs(queries[i], probs[i]) for i in chosen])
+    y = np.asarray([0.0 if queries[i].off_topic else 1.0 for i in chosen])
+    coef, _ = fit_logistic(x, y, query_weights([queries[i] for i in chosen]), 1e-3)
+    per_cosine = round(float(coef[1] / max(coef[0], 1e-6)), 3)
+    far = np.asarray([gate_inputs(queries[i], probs[i]) for i in eval_rows
+                      if queries[i].off_topic == "eval"])
+    s = far[:, 0] + per_cosine * far[:, 1]
+    offset = float(np.ceil(np.quantile(s, 0.95) / GATE_STEP) * GATE_STEP)
+    while float(np.mean(s < offset)) < 0.95:
+        offset += GATE_STEP
+    return Gate(offset=round(offset, 2), per_cosine=per_cosine, feature=GATE_FEATURE,
+                top=GATE_TOP)
+
+
+def gate_out_of_fold(queries: Sequence[Query], probs: Sequence[FloatArray],
+                     folds: Sequence[int]) -> list[bool]:
+    """Per query, whether the search would answer under a gate fitted on the other folds
+    (its offset chosen on every fold's evaluation searches, as the shipped one is)."""
+    every = range(len(queries))
+    out = [True] * len(queries)
+    for f in range(FOLDS):
+        gate = fit_gate(queries, probs, [i for i in every if folds[queries[i].conv] != f],
+                        every)
+        for i, q in enumerate(queries):
+            if folds[q.conv] == f:
+                out[i] = gate.answers(*gate_inputs(q, probs[i]))
+    return out
 
 
 def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
@@ -425,6 +487,15 @@ def ranking(scores: FloatArray, floor: float | None = None, k: int = 50,
     return [int(i) for i in order]
 
 
+def default_ranking(i: int, p: FloatArray, mode: str, k: int = 50) -> list[int]:
+    """Query ``i``'s ranking as a search with the default floor returns it: under the
+    out-of-fold answer gate when one was fitted (:data:`ANSWERS`), else with the best hit's
+    :data:`LEARNED_FLOOR`; then the share of the best hit and :data:`HIT_FLOOR`."""
+    if mode in ANSWERS:
+        return ranking(p, 0.0 if ANSWERS[mode][i] else 2.0, k=k, ratio=BEST_SHARE)
+    return ranking(p, LEARNED_FLOOR[mode], k=k, ratio=BEST_SHARE)
+
+
 def recall(evidence: frozenset[int], ranked: Sequence[int], k: int) -> float:
     return len(evidence & set(ranked[:k])) / len(evidence)
 
@@ -444,8 +515,12 @@ def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
         methods = dict(q.baselines)
         for mode, p in probs.items():
             methods[f"learned {mode}"] = ranking(p[i])
-            methods[f"learned {mode} @floor"] = ranking(
-                p[i], LEARNED_FLOOR[mode] if floor is None else floor, ratio=BEST_SHARE)
+            methods[f"learned {mode} @floor"] = (
+                default_ranking(i, p[i], mode) if floor is None
+                else ranking(p[i], floor, ratio=BEST_SHARE))
+            if mode in ANSWERS and floor is None:
+                methods[f"learned {mode} @{LEARNED_FLOOR[mode]}"] = ranking(
+                    p[i], LEARNED_FLOOR[mode], ratio=BEST_SHARE)
         for name, ranked in methods.items():
             for k in KS:
                 table[q.set_name][name][k].append(recall(q.evidence, ranked, k))
@@ -468,11 +543,11 @@ def precision(queries: Sequence[Query], probs: FloatArray | list[FloatArray], mo
     old fusion's ranking, whose hybrid floor let every one of its ``limit`` hits through."""
     print(f"\nprecision of matched hits ({mode}, limit {limit}, out of fold): evidence / hits")
     sums: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for q, p in zip(queries, probs, strict=True):
+    for i, (q, p) in enumerate(zip(queries, probs, strict=True)):
         if q.off_topic:
             continue
         old = q.baselines.get("old hybrid") if mode == "hybrid" else None
-        rows = {"learned @floor": ranking(p, LEARNED_FLOOR[mode], k=limit, ratio=BEST_SHARE)}
+        rows = {"learned @floor": default_ranking(i, p, mode, k=limit)}
         if old is not None:
             rows["old fusion"] = old[:limit]
         for name, hits in rows.items():
@@ -515,6 +590,28 @@ def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequen
     for set_name in dict.fromkeys(q.set_name for q in queries):
         print(f"    {set_name:16} {_pct(abstained(default, 'eval', set_name)):6.1f} %"
               f"  {_pct(abstained(default, 'near-eval', set_name)):6.1f} %")
+
+
+def gate_report(queries: Sequence[Query], probs: list[FloatArray], answers: list[bool]) -> None:
+    """Under the out-of-fold answer gate: the off-topic searches (far and near evaluation
+    halves) that return nothing, and R@5 over every set's questions, overall and per set."""
+    by_set: dict[str, list[float]] = defaultdict(list)
+    quiet: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for i, (q, p) in enumerate(zip(queries, probs, strict=True)):
+        if q.off_topic in ("eval", "near-eval"):
+            quiet[q.off_topic, q.set_name].append(float(not answers[i]))
+            quiet[q.off_topic, ""].append(float(not answers[i]))
+        elif not q.off_topic:
+            ranked = ranking(p, 0.0 if answers[i] else 2.0, ratio=BEST_SHARE)
+            by_set[q.set_name].append(recall(q.evidence, ranked, 5))
+    every = [v for values in by_set.values() for v in values]
+    print(f"\nanswer gate (out of fold): abstained far {_pct(quiet['eval', '']):.1f} %, near "
+          f"{_pct(quiet['near-eval', '']):.1f} %; R@5 all {_pct(every):.1f} (mean of sets "
+          f"{float(np.mean([_pct(v) for v in by_set.values()])):.1f})")
+    for set_name, values in by_set.items():
+        print(f"    {set_name:16} R@5 {_pct(values):5.1f}   abstained far "
+              f"{_pct(quiet['eval', set_name]):5.1f} %  near "
+              f"{_pct(quiet['near-eval', set_name]):5.1f} %")
 
 
 def reliability(queries: Sequence[Query], probs: list[FloatArray], top: int = 10) -> float:
@@ -571,6 +668,10 @@ def held_out(queries: Sequence[Query], rankers: dict[str, LearnedRanker],
             at = LEARNED_FLOOR[mode] if floor is None else floor
             methods[f"learned {mode}"] = ranking(p)
             methods[f"learned {mode} @floor {at}"] = ranking(p, at, ratio=BEST_SHARE)
+            if ranker.gate is not None and floor is None:
+                best, cosine = gate_inputs(q, p)
+                methods[f"learned {mode} @gate"] = ranking(
+                    p, 0.0 if ranker.gate.answers(best, cosine) else 2.0, ratio=BEST_SHARE)
         for name, ranked in methods.items():
             for k in (5, 10):
                 rows[name][k].append(recall(q.evidence, ranked, k))
@@ -599,11 +700,15 @@ async def main() -> None:
                         help="the floor of the @floor rows (with a share of the best hit "
                              "as the search applies it)")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--no-gate", action="store_true",
+                        help="no answer gate: the best hit needs the fixed default floor")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--hidden", type=int, default=None,
                         help="tanh units beside the logistic model (0: plain logistic)")
     parser.add_argument("--trees", type=int, default=None,
                         help="boosted trees added to the logistic model (0: none)")
+    parser.add_argument("--depth", type=int, default=None,
+                        help="depth of the boosted trees")
     parser.add_argument("--semantic-trees", type=int, default=None,
                         help="boosted trees added to the semantic model (0: none)")
     parser.add_argument("--listwise", type=float, default=None,
@@ -634,7 +739,7 @@ async def main() -> None:
                              "split and evidence) in this pickle")
     args = parser.parse_args()
     kernels = pin_blas_kernels()
-    global HIDDEN, LISTWISE, TREES, SEMANTIC_TREES, OFF_TOPIC_TRAINING, NEAR_SHARE, \
+    global HIDDEN, LISTWISE, TREES, DEPTH, SEMANTIC_TREES, OFF_TOPIC_TRAINING, NEAR_SHARE, \
         OFF_TOPIC_SHARE, CENTRE
     if args.off_topic_share is not None:
         OFF_TOPIC_SHARE = args.off_topic_share
@@ -647,6 +752,8 @@ async def main() -> None:
                           "both": ("train", "near-train")}[args.off_topic]
     if args.trees is not None:
         TREES = args.trees
+    if args.depth is not None:
+        DEPTH = args.depth
     if args.semantic_trees is not None:
         SEMANTIC_TREES = args.semantic_trees
     if args.hidden is not None:
@@ -679,6 +786,11 @@ async def main() -> None:
         probs[mode] = oof
         final = train([q for q in queries if trains(q)], mode)
         shipped[mode] = folded(final, a, b)
+        if mode == "hybrid" and not args.no_gate:
+            every = range(len(queries))
+            ANSWERS[mode] = gate_out_of_fold(queries, oof, folds)
+            shipped[mode] = replace(shipped[mode], gate=fit_gate(queries, oof, every, every))
+            print(f"{mode} answer gate: {shipped[mode].gate}", file=sys.stderr)
     report(queries, probs, args.floor)
     if args.save_scores is not None:
         meta = [(q.set_name, q.off_topic, sorted(q.evidence)) for q in queries]
@@ -687,6 +799,8 @@ async def main() -> None:
         print(f"\n{mode}:")
         precision(queries, probs[mode], mode)
         abstention(queries, probs[mode], FLOORS, LEARNED_FLOOR[mode])
+        if mode in ANSWERS:
+            gate_report(queries, probs[mode], ANSWERS[mode])
         reliability(queries, probs[mode])
     if args.held_out:
         extra = await prepare(load_held_out(), cache, {}, centre=CENTRE)

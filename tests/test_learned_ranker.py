@@ -20,7 +20,13 @@ from memstrata.search._features import (
     query_terms_of,
 )
 from memstrata.search._fusion import build_session_index, rank_learned, session_features
-from memstrata.search._ranker import LearnedRanker, Trees, load_rankers, ranker_for
+from memstrata.search._ranker import (
+    LearnedRanker,
+    Trees,
+    load_rankers,
+    log_odds,
+    ranker_for,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from _rankdata import EmbedCache
@@ -235,6 +241,29 @@ def test_the_shipped_hybrid_ranker_carries_its_centre() -> None:
     with pytest.raises(ValueError, match="centre"):
         LearnedRanker.from_json(body)
 
+
+
+def test_the_shipped_hybrid_ranker_gates_on_the_closest_centred_cosine() -> None:
+    """The answer gate: the probability the best hit needs falls as the closest of the best
+    hits comes nearer the query, and ``answers`` agrees with ``floor``."""
+    ranker = ranker_for("local:use-multilingual-v3", "hybrid")
+    assert ranker is not None and ranker.gate is not None
+    gate = ranker.gate
+    assert gate.feature == "ccos_own" and gate.per_cosine > 0
+    floors = [gate.floor(c) for c in (0.0, 0.2, 0.4, 0.6)]
+    assert floors == sorted(floors, reverse=True) and 0.0 < floors[-1] < floors[0] < 0.1
+    for cosine in (0.0, 0.3):
+        floor = gate.floor(cosine)
+        assert gate.answers(log_odds(floor * 1.01), cosine)
+        assert not gate.answers(log_odds(floor * 0.99), cosine)
+    assert LearnedRanker.from_json(ranker.to_json()).gate == gate
+    body = ranker.to_json()
+    body["gate"]["feature"] = "cos_everything"
+    with pytest.raises(ValueError, match="answer gate"):
+        LearnedRanker.from_json(body)
+    # Semantic search keeps the fixed floor on its best hit (a gate measured worse there).
+    semantic = ranker_for("local:use-multilingual-v3", "semantic")
+    assert semantic is not None and semantic.gate is None
 
 # -- reproducible training -----------------------------------------------------------------------
 

@@ -115,6 +115,23 @@ async def test_the_default_floor_is_the_best_hits(trip: Memory) -> None:
     assert more > 0  # the best hit's floor kept hits that a floor on every hit drops
 
 
+
+async def test_a_question_in_the_conversations_words_about_a_thing_never_said_is_gated(
+        trip: Memory) -> None:
+    """Hybrid search answers only when its best hit is probable enough for how close the best
+    few come to the query (the answer gate): the trip's hotel is discussed, its wifi password
+    never, and the best hit clears the fixed floor of the best hit that came before the gate,
+    yet nothing close enough says it."""
+    query = "What is the wifi password of the hotel?"
+    every = await trip.search("trip", query, match="hybrid", exclude_window=False,
+                              min_score=-1.0, limit=8)
+    assert max(h.score for h in every) >= LEARNED_FLOOR["hybrid"]
+    assert await trip.search("trip", query, match="hybrid", exclude_window=False) == []
+    # A question the trip does answer, in its own words, still gets its answer.
+    hits = _matched(await trip.search("trip", "What should I bring for the rain?",
+                                      match="hybrid", exclude_window=False))
+    assert any("rain jacket" in h.message.content for h in hits)
+
 async def test_min_score_is_checked(trip: Memory) -> None:
     for bad in (2.0, -1.5, "high", True):
         with pytest.raises(InvalidInput) as err:

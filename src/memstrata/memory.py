@@ -380,8 +380,9 @@ class Memory:
         Semantic and hybrid hits need evidence: a score (``Hit.score``) of at least
         ``min_score`` (default ``settings.search_min_score``; -1 turns the floor off) or, in
         hybrid mode under the fusion, a query term in the message; when nothing qualifies the
-        list is empty. Unset under the learned ranker, the floor is the best hit's and the
-        others need a share of its probability (docs/configuration.md).
+        list is empty. Unset under the learned ranker, the floor is the best hit's (in hybrid
+        mode lower the closer the best few hits come to the query in meaning) and the others
+        need a share of its probability (docs/configuration.md).
         """
         self._scope(session)
         with foreground():  # background embedding holds back while a search runs

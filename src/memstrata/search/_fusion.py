@@ -297,6 +297,9 @@ class Ranked:
     """Not even the message's neighbour key holds a query term."""
     lead: bool = False
     """Its own text is nearly the query: it comes first whatever its score."""
+    closeness: float | None = None
+    """What the learned ranker's answer gate reads of the message: its centred own-text
+    cosine with the query (``None``: another ranking, or a ranker without a gate)."""
 
 
 def rare_terms(index: SessionIndex, query: str) -> list[str]:
@@ -526,6 +529,8 @@ def rank_features(ids: IntArray, x: FloatArray, ranker: LearnedRanker, *, k: int
         related_only = x[:, FEATURES.index("cov_key")] <= 0
         order = cap_related(order.astype(np.float32), rare & mask, related_only & mask)
     best = top_indices(order, k, mask)
+    gate = None if ranker.gate is None else ranker.features.index(ranker.gate.feature)
     return [Ranked(id=int(ids[i]), score=float(p[i]), similarity=float(p[i]),
                    keyword=bool(own_hit[i]), rare=bool(rare[i]),
-                   related_only=bool(related_only[i]), lead=bool(lead[i])) for i in best]
+                   related_only=bool(related_only[i]), lead=bool(lead[i]),
+                   closeness=None if gate is None else float(x[i, gate])) for i in best]

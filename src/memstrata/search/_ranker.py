@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -21,8 +22,8 @@ import numpy.typing as npt
 
 from ._features import FEATURES, SEMANTIC_FEATURES
 
-__all__ = ["BEST_SHARE", "FUSION_FLOOR", "HIT_FLOOR", "LEARNED_FLOOR", "RANKER_FILE",
-           "LearnedRanker", "Trees", "load_rankers", "ranker_for"]
+__all__ = ["BEST_SHARE", "FUSION_FLOOR", "GATE_TOP", "HIT_FLOOR", "LEARNED_FLOOR", "RANKER_FILE",
+           "Gate", "LearnedRanker", "Trees", "load_rankers", "ranker_for"]
 
 FloatArray = npt.NDArray[np.float32]
 RANKER_FILE = "ranker.json"
@@ -34,8 +35,9 @@ out-of-fold curve of ``bench/train_ranker.py`` as the lowest floor (in steps of 
 which at least 95 % of searches about subjects a conversation never touches return nothing:
 95.5 % in hybrid mode, 96.0 % in semantic mode. Questions in a conversation's own words about
 a thing it never mentions (another pet's name, a trip never taken) are harder: 52.2 % /
-60.6 % of them return nothing at these floors (docs/benchmarks.md). A floor the caller sets
-applies to every hit instead."""
+60.6 % of them return nothing at these floors (docs/benchmarks.md). A ranker with an answer
+gate (:class:`Gate`: the shipped hybrid one) decides by it instead, which returns nothing for
+56.7 % of those in hybrid mode. A floor the caller sets applies to every hit instead."""
 BEST_SHARE = 0.05
 """... and by default, the other hits need at least this share of the best hit's probability
 (or a rare query word of their own, or nearly the query's words, and the floor), and
@@ -51,6 +53,48 @@ At 0.001, short filler beside a fact (``了解。``, at 0.002, after an allergy 
 about: tests/test_ranking_cases.py) came back as a match."""
 FUSION_FLOOR = 0.2
 """The similarity a hit needs by default under the hand-tuned fusion."""
+
+
+GATE_TOP = 5
+"""How many of a search's best hits the answer gate reads the closest cosine of."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Whether a search has an answer, by default: the best hit's log-odds plus
+    ``per_cosine`` times the highest ``feature`` (a cosine of the query with the message)
+    among the best ``top`` hits must reach ``offset``. Put another way, the probability the
+    best hit needs, :meth:`floor`, is lower when a hit near the top is close to the query in
+    meaning, and higher when none is: a question in a conversation's own words about a thing
+    it never mentions finds probable messages about the same kind of thing, but none as close
+    as an answer. Fitted and chosen by ``bench/train_ranker.py`` (docs/benchmarks.md)."""
+
+    offset: float
+    per_cosine: float
+    feature: str = "ccos_own"
+    top: int = GATE_TOP
+
+    def answers(self, best_logit: float, cosine: float) -> bool:
+        return best_logit + self.per_cosine * cosine >= self.offset
+
+    def floor(self, cosine: float) -> float:
+        """The probability the best hit needs when the closest cosine is ``cosine``."""
+        return 1.0 / (1.0 + math.exp(-(self.offset - self.per_cosine * cosine)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"offset": self.offset, "per_cosine": self.per_cosine,
+                "feature": self.feature, "top": self.top}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Gate:
+        return cls(offset=float(raw["offset"]), per_cosine=float(raw["per_cosine"]),
+                   feature=str(raw["feature"]), top=int(raw["top"]))
+
+
+def log_odds(probability: float) -> float:
+    """The log-odds of a probability (clipped away from 0 and 1)."""
+    p = min(max(probability, 1e-12), 1.0 - 1e-12)
+    return math.log(p / (1.0 - p))
 
 
 @dataclass(frozen=True)
@@ -123,12 +167,18 @@ class LearnedRanker:
     """The embedder's mean vector over the training messages, which the centred cosines
     take from the query's and the messages' vectors (hybrid only; ``None``: the zero vector,
     so they are the plain cosines)."""
+    gate: Gate | None = None
+    """Whether a search has an answer under the default floor (``None``: its best hit needs
+    :data:`LEARNED_FLOOR`)."""
 
     def __post_init__(self) -> None:
         expected = SEMANTIC_FEATURES if self.mode == "semantic" else FEATURES
         if self.features != expected:
             raise ValueError(f"the {self.mode} ranker's features do not match this version: "
                              f"{self.features} != {expected}")
+        if self.gate is not None and self.gate.feature not in self.features:
+            raise ValueError(f"the {self.mode} ranker's answer gate reads an unknown feature: "
+                             f"{self.gate.feature!r}")
 
     @functools.cached_property
     def _folded(self) -> tuple[FloatArray, np.float32]:
@@ -173,6 +223,8 @@ class LearnedRanker:
             body["trees"] = self.trees.to_json()
         if self.centre is not None:
             body["centre"] = [float(v) for v in self.centre]
+        if self.gate is not None:
+            body["gate"] = self.gate.to_json()
         return body
 
     @classmethod
@@ -190,7 +242,8 @@ class LearnedRanker:
                    bias=float(raw["bias"]), hidden=array("hidden"),
                    hidden_bias=array("hidden_bias"), out=array("out"),
                    trees=Trees.from_json(raw["trees"]) if "trees" in raw else None,
-                   centre=array("centre"))
+                   centre=array("centre"),
+                   gate=Gate.from_json(raw["gate"]) if "gate" in raw else None)
 
 
 def parse_rankers(raw: dict[str, Any]) -> dict[tuple[str, str], LearnedRanker]:

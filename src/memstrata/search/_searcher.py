@@ -47,7 +47,15 @@ from ._modes import (
     match_mode,
     since,
 )
-from ._ranker import BEST_SHARE, FUSION_FLOOR, HIT_FLOOR, LEARNED_FLOOR, ranker_for
+from ._ranker import (
+    BEST_SHARE,
+    FUSION_FLOOR,
+    HIT_FLOOR,
+    LEARNED_FLOOR,
+    Gate,
+    log_odds,
+    ranker_for,
+)
 
 __all__ = ["CachedIndex", "Searcher"]
 
@@ -120,7 +128,8 @@ class Searcher:
         Under the learned ranker a hit needs a probability of at least ``min_score``; under
         the fusion a similarity of at least that, or in hybrid mode a query term of its own
         (-1: none). ``None``: the ranker's default floor, which the best hit must reach (or
-        the search returns nothing), the other hits needing a share of the best's
+        the search returns nothing; with the ranker's answer gate, a floor set by how close
+        the best few hits come to the query), the other hits needing a share of the best's
         probability; under the fusion, its default floor for every hit. When the query
         cannot be embedded, semantic search raises ``ProviderError`` and hybrid search
         answers from the keyword side of the same index (by the fusion).
@@ -141,11 +150,16 @@ class Searcher:
         # search has an answer at all, and the share of the best below decides which hits
         # are in it. A floor the caller sets is every hit's.
         gate: float | None = None
+        answer: Gate | None = None
         if min_score is None:
             if learned is not None:
-                gate, min_score = LEARNED_FLOOR[how], HIT_FLOOR
+                gate, min_score, answer = LEARNED_FLOOR[how], HIT_FLOOR, learned.gate
             else:
                 min_score = FUSION_FLOOR
+        # The ranker's answer gate reads the best few hits whatever their probability: they
+        # are ranked with no floor, and the floor is applied after it.
+        rank_floor = None if answer is not None else min_score
+        k = limit if answer is None else max(limit, answer.top)
         terms = query_terms_of(query)
         skip: set[int] = set()
         if session is not None and exclude_window:
@@ -164,9 +178,9 @@ class Searcher:
                                              self._embedder.dim, versions,
                                              whole=session is None)
             with blas_threads(_QUERY_THREADS):
-                found = rank_tenant(index, list(versions), terms, q, learned, k=limit,
+                found = rank_tenant(index, list(versions), terms, q, learned, k=k,
                                     now=now, since=since, skip=skip, hybrid=how == "hybrid",
-                                    min_probability=min_score)
+                                    min_probability=rank_floor)
             versions = {}
         for name, version in versions.items():
             cached = await self._index(name, version)
@@ -183,15 +197,15 @@ class Searcher:
             # machine, and made p95 worse while other work ran (docs/benchmarks.md).
             with blas_threads(_QUERY_THREADS):
                 if learned is not None and q is not None:
-                    found += rank_learned(cached.index, terms, q, learned, k=limit, now=now,
-                                          eligible=eligible, min_probability=min_score)
+                    found += rank_learned(cached.index, terms, q, learned, k=k, now=now,
+                                          eligible=eligible, min_probability=rank_floor)
                 else:
                     found += rank_session(cached.index, query, q, k=limit, mode=how,
                                           eligible=eligible, min_similarity=min_score)
         found = _merge(found, hybrid=how == "hybrid")
         if learned is not None and found and min_score > -1.0:
             found = _evidence(found, gate if gate is not None else min_score,
-                              gated=gate is not None)
+                              gated=gate is not None, answer=answer, every=min_score)
         return await self._hits(found[:limit], mode, since)
 
     def uncache(self, tenant: str, session: str) -> None:
@@ -287,13 +301,24 @@ def _index_bytes(index: SessionIndex) -> int:
     return total
 
 
-def _evidence(found: list[Ranked], floor: float, *, gated: bool) -> list[Ranked]:
+def _evidence(found: list[Ranked], floor: float, *, gated: bool, answer: Gate | None = None,
+              every: float = 0.0) -> list[Ranked]:
     """Evidence, not filler: the hits at least :data:`BEST_SHARE` as probable as the best one
     (a fact's filler neighbours stay context, not matches), and those whose own text holds a
     rare query word or nearly says the query if they reach ``floor``. ``gated``: ``floor`` is
-    the best hit's (nothing when it falls short); else every hit already reached it."""
+    the best hit's (nothing when it falls short); else every hit already reached it. With
+    ``answer``, that gate decides instead whether the search has an answer, and ``floor`` is
+    the one it sets for the closest cosine among the best hits; every hit then needs
+    ``every`` too."""
     top = max(r.score for r in found)
-    if gated and top < floor:
+    if gated and answer is not None:
+        best = sorted(found, key=lambda r: r.score, reverse=True)[:answer.top]
+        cosine = max((r.closeness for r in best if r.closeness is not None), default=-1.0)
+        if not answer.answers(log_odds(top), cosine):
+            return []
+        floor = max(answer.floor(cosine), every)
+        found = [r for r in found if r.score >= every]
+    elif gated and top < floor:
         return []
     return [r for r in found
             if r.score >= BEST_SHARE * top or ((r.rare or r.lead) and r.score >= floor)]
