@@ -307,16 +307,14 @@ def _evidence(found: list[Ranked], floor: float, *, gated: bool, answer: Gate | 
     (a fact's filler neighbours stay context, not matches), and those whose own text holds a
     rare query word or nearly says the query if they reach ``floor``. ``gated``: ``floor`` is
     the best hit's (nothing when it falls short); else every hit already reached it. With
-    ``answer``, that gate decides instead whether the search has an answer, and ``floor`` is
-    the one it sets for the closest cosine among the best hits; every hit then needs
-    ``every`` too."""
+    ``answer``, that gate decides instead whether the search has an answer (``floor`` stays
+    the one of the hits holding a rare query word), and every hit needs ``every`` too."""
     top = max(r.score for r in found)
     if gated and answer is not None:
         best = sorted(found, key=lambda r: r.score, reverse=True)[:answer.top]
         cosine = max((r.closeness for r in best if r.closeness is not None), default=-1.0)
         if not answer.answers(log_odds(top), cosine):
             return []
-        floor = max(answer.floor(cosine), every)
         found = [r for r in found if r.score >= every]
     elif gated and top < floor:
         return []
