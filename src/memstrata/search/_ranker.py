@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ._features import FEATURES, SEMANTIC_FEATURES
 
 __all__ = ["BEST_SHARE", "FUSION_FLOOR", "GATE_TOP", "HIT_FLOOR", "LEARNED_FLOOR", "RANKER_FILE",
-           "Gate", "LearnedRanker", "Trees", "load_rankers", "ranker_for"]
+           "Gate", "LearnedRanker", "Trees", "load_rankers", "log_odds", "ranker_for"]
 
 FloatArray = npt.NDArray[np.float32]
 RANKER_FILE = "ranker.json"
@@ -75,6 +75,8 @@ class Gate:
     top: int = GATE_TOP
 
     def answers(self, best_logit: float, cosine: float) -> bool:
+        """Whether a search whose best hit has log-odds ``best_logit``, and whose closest of
+        the best ``top`` hits has ``cosine``, has an answer."""
         return best_logit + self.per_cosine * cosine >= self.offset
 
     def floor(self, cosine: float) -> float:
