@@ -414,21 +414,20 @@ def gate_inputs(q: Query, p: FloatArray) -> tuple[float, float]:
     return log_odds(float(p[top[0]])), float(np.max(x[top, FEATURES.index(GATE_FEATURE)]))
 
 
-def fit_gate(queries: Sequence[Query], probs: Sequence[FloatArray], rows: Sequence[int],
+def fit_gate(queries: Sequence[Query], inputs: FloatArray, rows: Sequence[int],
              eval_rows: Sequence[int]) -> Gate:
     """The answer gate from ``rows`` (questions: answered; far off-topic training queries:
     not), every set weighing the same: a logistic fit on the best hit's log-odds and the top
-    hits' closest cosine gives the trade between the two (``per_cosine``); the offset is
-    then the lowest (in steps of :data:`GATE_STEP`) at which at least 95 % of the far
-    off-topic searches of ``eval_rows`` return nothing, as the floor before it was chosen."""
+    hits' closest cosine (``inputs``: :func:`gate_inputs` of every query) gives the trade
+    between the two (``per_cosine``); the offset is then the lowest (in steps of
+    :data:`GATE_STEP`) at which at least 95 % of the far off-topic searches of ``eval_rows``
+    return nothing, as the floor before it was chosen."""
     chosen = [i for i in rows if not queries[i].off_topic
               or queries[i].off_topic in OFF_TOPIC_TRAINING]
-    x = np.asarray([gate_inputs(queries[i], probs[i]) for i in chosen])
     y = np.asarray([0.0 if queries[i].off_topic else 1.0 for i in chosen])
-    coef, _ = fit_logistic(x, y, query_weights([queries[i] for i in chosen]), 1e-3)
+    coef, _ = fit_logistic(inputs[chosen], y, query_weights([queries[i] for i in chosen]), 1e-3)
     per_cosine = round(float(coef[1] / max(coef[0], 1e-6)), 3)
-    far = np.asarray([gate_inputs(queries[i], probs[i]) for i in eval_rows
-                      if queries[i].off_topic == "eval"])
+    far = inputs[[i for i in eval_rows if queries[i].off_topic == "eval"]]
     s = far[:, 0] + per_cosine * far[:, 1]
     offset = float(np.ceil(np.quantile(s, 0.95) / GATE_STEP) * GATE_STEP)
     while float(np.mean(s < offset)) < 0.95:
@@ -437,18 +436,18 @@ def fit_gate(queries: Sequence[Query], probs: Sequence[FloatArray], rows: Sequen
                 top=GATE_TOP)
 
 
-def gate_out_of_fold(queries: Sequence[Query], probs: Sequence[FloatArray],
+def gate_out_of_fold(queries: Sequence[Query], inputs: FloatArray,
                      folds: Sequence[int]) -> list[bool]:
     """Per query, whether the search would answer under a gate fitted on the other folds
     (its offset chosen on every fold's evaluation searches, as the shipped one is)."""
     every = range(len(queries))
     out = [True] * len(queries)
     for f in range(FOLDS):
-        gate = fit_gate(queries, probs, [i for i in every if folds[queries[i].conv] != f],
+        gate = fit_gate(queries, inputs, [i for i in every if folds[queries[i].conv] != f],
                         every)
         for i, q in enumerate(queries):
             if folds[q.conv] == f:
-                out[i] = gate.answers(*gate_inputs(q, probs[i]))
+                out[i] = gate.answers(*inputs[i])
     return out
 
 
@@ -487,12 +486,18 @@ def ranking(scores: FloatArray, floor: float | None = None, k: int = 50,
     return [int(i) for i in order]
 
 
+def answered(p: FloatArray, answers: bool, k: int = 50) -> list[int]:
+    """A ranking as the search returns it once a gate has decided: nothing when it does not
+    answer, else the share of the best hit and :data:`HIT_FLOOR`."""
+    return ranking(p, 0.0 if answers else 2.0, k=k, ratio=BEST_SHARE)
+
+
 def default_ranking(i: int, p: FloatArray, mode: str, k: int = 50) -> list[int]:
     """Query ``i``'s ranking as a search with the default floor returns it: under the
     out-of-fold answer gate when one was fitted (:data:`ANSWERS`), else with the best hit's
     :data:`LEARNED_FLOOR`; then the share of the best hit and :data:`HIT_FLOOR`."""
     if mode in ANSWERS:
-        return ranking(p, 0.0 if ANSWERS[mode][i] else 2.0, k=k, ratio=BEST_SHARE)
+        return answered(p, ANSWERS[mode][i], k=k)
     return ranking(p, LEARNED_FLOOR[mode], k=k, ratio=BEST_SHARE)
 
 
@@ -602,7 +607,7 @@ def gate_report(queries: Sequence[Query], probs: list[FloatArray], answers: list
             quiet[q.off_topic, q.set_name].append(float(not answers[i]))
             quiet[q.off_topic, ""].append(float(not answers[i]))
         elif not q.off_topic:
-            ranked = ranking(p, 0.0 if answers[i] else 2.0, ratio=BEST_SHARE)
+            ranked = answered(p, answers[i])
             by_set[q.set_name].append(recall(q.evidence, ranked, 5))
     every = [v for values in by_set.values() for v in values]
     print(f"\nanswer gate (out of fold): abstained far {_pct(quiet['eval', '']):.1f} %, near "
@@ -669,9 +674,8 @@ def held_out(queries: Sequence[Query], rankers: dict[str, LearnedRanker],
             methods[f"learned {mode}"] = ranking(p)
             methods[f"learned {mode} @floor {at}"] = ranking(p, at, ratio=BEST_SHARE)
             if ranker.gate is not None and floor is None:
-                best, cosine = gate_inputs(q, p)
-                methods[f"learned {mode} @gate"] = ranking(
-                    p, 0.0 if ranker.gate.answers(best, cosine) else 2.0, ratio=BEST_SHARE)
+                methods[f"learned {mode} @gate"] = answered(
+                    p, ranker.gate.answers(*gate_inputs(q, p)))
         for name, ranked in methods.items():
             for k in (5, 10):
                 rows[name][k].append(recall(q.evidence, ranked, k))
@@ -788,8 +792,9 @@ async def main() -> None:
         shipped[mode] = folded(final, a, b)
         if mode == "hybrid" and not args.no_gate:
             every = range(len(queries))
-            ANSWERS[mode] = gate_out_of_fold(queries, oof, folds)
-            shipped[mode] = replace(shipped[mode], gate=fit_gate(queries, oof, every, every))
+            inputs = np.asarray([gate_inputs(q, p) for q, p in zip(queries, oof, strict=True)])
+            ANSWERS[mode] = gate_out_of_fold(queries, inputs, folds)
+            shipped[mode] = replace(shipped[mode], gate=fit_gate(queries, inputs, every, every))
             print(f"{mode} answer gate: {shipped[mode].gate}", file=sys.stderr)
     report(queries, probs, args.floor)
     if args.save_scores is not None:
