@@ -57,12 +57,13 @@ from _sets import SETS, Conv, load_held_out, load_sets
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from memstrata.providers import LocalEmbedder
-from memstrata.search._features import FEATURES, SEMANTIC_FEATURES
+from memstrata.search._features import FEATURES, JUDGE_FEATURES, SEMANTIC_FEATURES
 from memstrata.search._fusion import vector_model
 from memstrata.search._ranker import (
     BEST_SHARE,
     GATE_TOP,
     HIT_FLOOR,
+    JUDGE_COLUMNS,
     LEARNED_FLOOR,
     RANKER_FILE,
     Gate,
@@ -278,8 +279,17 @@ def _starts(queries: Sequence[Query]) -> npt.NDArray[np.int64]:
     return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
 
 
+def matrix(q: Query, mode: str) -> npt.NDArray[np.float32]:
+    """``q``'s feature rows as the ``mode`` model reads them: a hybrid search's, the answer
+    gate's judge's (:data:`JUDGE_FEATURES`, columns of the hybrid ones) or a semantic
+    search's."""
+    if mode == "judge":
+        return np.ascontiguousarray(q.hybrid[:, JUDGE_COLUMNS])
+    return q.hybrid if mode == "hybrid" else q.semantic
+
+
 def _stack(queries: Sequence[Query], mode: str) -> tuple[FloatArray, FloatArray, FloatArray]:
-    xs = [np.asarray(q.hybrid if mode == "hybrid" else q.semantic, np.float64) for q in queries]
+    xs = [np.asarray(matrix(q, mode), np.float64) for q in queries]
     ys = [q.labels.astype(np.float64) for q in queries]
     ws = [np.full(len(y), weight / max(len(y), 1)) for weight, y
           in zip(query_weights(queries), ys, strict=True)]
@@ -358,9 +368,9 @@ def train(queries: Sequence[Query], mode: str) -> LearnedRanker:
                                   listwise[sel], L2, LISTWISE, rw, qweights[sel])
     else:
         coef, bias = fit_logistic(z, y, w, L2)
-    names = FEATURES if mode == "hybrid" else SEMANTIC_FEATURES
+    names = {"hybrid": FEATURES, "judge": JUDGE_FEATURES}.get(mode, SEMANTIC_FEATURES)
     trees = None
-    n_trees = TREES if mode == "hybrid" else SEMANTIC_TREES
+    n_trees = TREES if mode in ("hybrid", "judge") else SEMANTIC_TREES
     if n_trees and LISTWISE:
         zk = z[keep]
         base = zk @ coef + bias
@@ -404,14 +414,24 @@ GATE_STEP = 0.05
 """The gate's offset is chosen in steps of this many log-odds."""
 
 
-def gate_inputs(q: Query, p: FloatArray) -> tuple[float, float]:
-    """What the answer gate reads of a hybrid search: the best hit's log-odds and the highest
-    :data:`GATE_FEATURE` among its best :data:`GATE_TOP` hits."""
+def gate_inputs(q: Query, p: FloatArray, judged: FloatArray | None = None
+                ) -> tuple[float, float]:
+    """What the answer gate reads of a hybrid search ranked by ``p``: the best hit's
+    log-odds (with ``judged``, the judge's log-odds of every message: the highest among the
+    best :data:`GATE_TOP` hits) and the highest :data:`GATE_FEATURE` among those hits."""
     x = q.hybrid
     if not len(p):
         return -30.0, -1.0
     top = np.lexsort((-np.arange(len(p)), -p))[:GATE_TOP]
-    return log_odds(float(p[top[0]])), float(np.max(x[top, FEATURES.index(GATE_FEATURE)]))
+    logit = log_odds(float(p[top[0]])) if judged is None else float(np.max(judged[top]))
+    return logit, float(np.max(x[top, FEATURES.index(GATE_FEATURE)]))
+
+
+def logits_of(p: FloatArray) -> FloatArray:
+    """The log-odds of probabilities (clipped as :func:`log_odds` clips them)."""
+    c = np.clip(p, 1e-12, 1.0 - 1e-12)
+    out: FloatArray = np.log(c / (1.0 - c))
+    return out
 
 
 def fit_gate(queries: Sequence[Query], inputs: FloatArray, rows: Sequence[int],
@@ -462,8 +482,7 @@ def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
         model = train(train_q, mode)
         for i, q in enumerate(queries):
             if folds[q.conv] == f:
-                logits[i] = model.logits(q.hybrid if mode == "hybrid" else q.semantic
-                                         ).astype(np.float64)
+                logits[i] = model.logits(matrix(q, mode)).astype(np.float64)
     done = [lg if lg is not None else np.zeros(0) for lg in logits]
     fit = [i for i, q in enumerate(queries) if trains(q)]
     a, b = calibrate(np.concatenate([done[i] for i in fit]),
@@ -674,8 +693,10 @@ def held_out(queries: Sequence[Query], rankers: dict[str, LearnedRanker],
             methods[f"learned {mode}"] = ranking(p)
             methods[f"learned {mode} @floor {at}"] = ranking(p, at, ratio=BEST_SHARE)
             if ranker.gate is not None and floor is None:
-                methods[f"learned {mode} @gate"] = answered(
-                    p, ranker.gate.answers(*gate_inputs(q, p)))
+                x = np.asarray(q.hybrid, np.float32)
+                judged = ranker.judged(x)
+                methods[f"learned {mode} @gate"] = answered(p, ranker.gate.answers(*gate_inputs(
+                    q, p, None if judged is None else judged.astype(np.float64))))
         for name, ranked in methods.items():
             for k in (5, 10):
                 rows[name][k].append(recall(q.evidence, ranked, k))
@@ -704,6 +725,9 @@ async def main() -> None:
                         help="the floor of the @floor rows (with a share of the best hit "
                              "as the search applies it)")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--no-judge", action="store_true",
+                        help="the answer gate reads the ranker's own log-odds of its best "
+                             "hit, not a judge's")
     parser.add_argument("--no-gate", action="store_true",
                         help="no answer gate: the best hit needs the fixed default floor")
     parser.add_argument("--check", action="store_true")
@@ -792,10 +816,20 @@ async def main() -> None:
         shipped[mode] = folded(final, a, b)
         if mode == "hybrid" and not args.no_gate:
             every = range(len(queries))
-            inputs = np.asarray([gate_inputs(q, p) for q, p in zip(queries, oof, strict=True)])
+            judge = judged = None
+            if not args.no_judge:
+                # The gate's judge: the same training over the features of a message's own
+                # evidence only; its out-of-fold log-odds stand for the shipped judge's.
+                judge_oof, (ja, jb) = cross_validate(queries, folds, "judge")
+                judge = folded(train([q for q in queries if trains(q)], "judge"), ja, jb)
+                judged = [logits_of(j) for j in judge_oof]
+            inputs = np.asarray([gate_inputs(q, p, None if judged is None else judged[i])
+                                 for i, (q, p) in enumerate(zip(queries, oof, strict=True))])
             ANSWERS[mode] = gate_out_of_fold(queries, inputs, folds)
-            shipped[mode] = replace(shipped[mode], gate=fit_gate(queries, inputs, every, every))
-            print(f"{mode} answer gate: {shipped[mode].gate}", file=sys.stderr)
+            gate = replace(fit_gate(queries, inputs, every, every), judge=judge)
+            shipped[mode] = replace(shipped[mode], gate=gate)
+            print(f"{mode} answer gate: offset {gate.offset}, per cosine {gate.per_cosine}, "
+                  f"{'a judge' if judge is not None else 'no judge'}", file=sys.stderr)
     report(queries, probs, args.floor)
     if args.save_scores is not None:
         meta = [(q.set_name, q.off_topic, sorted(q.evidence)) for q in queries]

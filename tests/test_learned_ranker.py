@@ -1,5 +1,6 @@
-"""The learned ranker's parts: features that do not depend on what else is searched, the
-shipped weights, and the switch back to the hand-tuned fusion."""
+"""The learned ranker's parts: features that do not depend on what else is searched (and the
+two that compare a message with the rest), the answer gate's judge, the shipped weights, and
+the switch back to the hand-tuned fusion."""
 
 from __future__ import annotations
 
@@ -13,14 +14,19 @@ import pytest
 
 from memstrata import InvalidInput, Memory, Settings
 from memstrata.providers import HashEmbedder, LocalEmbedder
+from memstrata.search._cues import query_cues
 from memstrata.search._features import (
     FEATURES,
+    JUDGE_FEATURES,
+    SCOPED,
     SEMANTIC_FEATURES,
     centred_cosines,
     query_terms_of,
 )
 from memstrata.search._fusion import build_session_index, rank_learned, session_features
 from memstrata.search._ranker import (
+    JUDGE_COLUMNS,
+    Gate,
     LearnedRanker,
     Trees,
     load_rankers,
@@ -47,8 +53,11 @@ def _vectors(texts: list[str], seed: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("query", ["Mochi the cat", "peanut allergy", "deployment Tuesday",
-                                   "花生", "nothing here at all"])
+                                   "花生", "nothing here at all", "what is Mochi's name now?"])
 def test_a_message_has_the_same_features_alone_or_beside_other_sessions(query: str) -> None:
+    """Every feature but the :data:`SCOPED` ones is the message's own (within its session):
+    the same in a search of its session and beside other sessions. The scoped ones compare it
+    with the best of all the messages searched, across sessions, never per session."""
     texts, groups, own, keyed = [], [], [], []
     per_session = []
     for code, (name, session) in enumerate(SESSIONS.items()):
@@ -73,8 +82,22 @@ def test_a_message_has_the_same_features_alone_or_beside_other_sessions(query: s
                                                  semantic_only=semantic)
                                 for ix, _ in per_session])
         side = session_features(together, q, qv, now=2 * 10**18, semantic_only=semantic)
-        assert side.shape == (len(texts), len(SEMANTIC_FEATURES if semantic else FEATURES))
-        np.testing.assert_allclose(side, alone, atol=1e-6)
+        names = SEMANTIC_FEATURES if semantic else FEATURES
+        assert side.shape == (len(texts), len(names))
+        own = [j for j, name in enumerate(names) if name not in SCOPED]
+        np.testing.assert_allclose(side[:, own], alone[:, own], atol=1e-6)
+        if semantic:
+            continue
+        gap, cos = FEATURES.index("cos_gap"), FEATURES.index("cos_own")
+        np.testing.assert_allclose(side[:, gap], side[:, cos] - side[:, cos].max(), atol=1e-6)
+        assert float(side[:, gap].max()) == 0.0
+        # Searched alone, every session has a message at 0; beside the others, only the one
+        # holding the best cosine of all.
+        assert int((alone[:, gap] == 0.0).sum()) == len(SESSIONS)
+        assert int((side[:, gap] == 0.0).sum()) == 1
+        bm25, bgap = FEATURES.index("bm25_own"), FEATURES.index("bm25_gap")
+        np.testing.assert_allclose(side[:, bgap], side[:, bm25] - side[:, bm25].max(),
+                                   atol=1e-6)
 
 
 def test_the_shipped_rankers_load_and_give_probabilities() -> None:
@@ -87,6 +110,51 @@ def test_the_shipped_rankers_load_and_give_probabilities() -> None:
         assert p.shape == (50,) and bool(((p >= 0) & (p <= 1)).all())
         again = LearnedRanker.from_json(ranker.to_json())
         np.testing.assert_array_equal(again.probability(x), p)
+
+
+@pytest.mark.parametrize(("query", "early", "late"), [
+    ("What was the first problem I brought to you?", True, False),
+    ("Before the raise, how much went to the credit cards?", True, False),
+    ("What did Caroline used to do with her dad?", True, False),
+    ("What's our remodeling budget at this point?", False, True),
+    ("Which version are we on now?", False, True),
+    ("一開始我說報表是多久做一次？", True, False),
+    ("目前用哪個 Python 版本？", False, True),
+    ("We first planned 80 guests; how many now?", True, True),
+    ("What is the cat's name?", False, False),
+    ("Is firstname a column, or is knowledge?", False, False),
+])
+def test_a_query_asking_how_a_thing_stood_first_or_stands_now_is_told_apart(
+        query: str, early: bool, late: bool) -> None:
+    """English cue words match whole words only ("firstname" and "knowledge" hold none)."""
+    cues = query_cues(query)
+    assert (cues.early, cues.late) == (early, late)
+
+
+def test_cue_columns_weigh_the_message_by_its_age_and_place_in_its_session() -> None:
+    """``early_place`` is 1 for a session's oldest message and 0 for its newest, ``*_age``
+    the message's age; all four are 0 for a query with no cue."""
+    texts = ["We plan for 80 guests.", "Venue booked.", "Now we are at 120 guests."]
+    day = 86_400 * 10**9
+    times = [10**18, 10**18 + day, 10**18 + 4 * day]
+    index = build_session_index([0, 1, 2], texts, ["u"] * 3, times, _vectors(texts, 1),
+                                own_vectors=_vectors(texts, 2))
+    qv = _vectors(["q"], 3)[0]
+    now = 10**18 + 10 * day
+
+    def column(query: str, name: str) -> list[float]:
+        x = session_features(index, query_terms_of(query), qv, now=now)
+        return [round(float(v), 4) for v in x[:, FEATURES.index(name)]]
+
+    first = "How many guests did we first plan for?"
+    assert column(first, "early_place") == [1.0, 0.75, 0.0]
+    assert column(first, "late_place") == [0.0, 0.0, 0.0]
+    assert column(first, "early_age") == column(first, "age")
+    latest = "How many guests now?"
+    assert column(latest, "late_place") == [1.0, 0.75, 0.0]
+    assert column(latest, "early_age") == [0.0, 0.0, 0.0]
+    for name in ("early_age", "late_age", "early_place", "late_place"):
+        assert column("How many guests?", name) == [0.0, 0.0, 0.0]
 
 
 def test_a_ranker_of_other_features_is_refused() -> None:
@@ -256,7 +324,8 @@ def test_the_shipped_hybrid_ranker_gates_on_the_closest_centred_cosine() -> None
         floor = gate.floor(cosine)
         assert gate.answers(log_odds(floor * 1.01), cosine)
         assert not gate.answers(log_odds(floor * 0.99), cosine)
-    assert LearnedRanker.from_json(ranker.to_json()).gate == gate
+    again = LearnedRanker.from_json(ranker.to_json()).gate
+    assert again is not None and again.to_json() == gate.to_json()
     body = ranker.to_json()
     body["gate"]["feature"] = "cos_everything"
     with pytest.raises(ValueError, match="answer gate"):
@@ -264,6 +333,45 @@ def test_the_shipped_hybrid_ranker_gates_on_the_closest_centred_cosine() -> None
     # Semantic search keeps the fixed floor on its best hit (a gate measured worse there).
     semantic = ranker_for("local:use-multilingual-v3", "semantic")
     assert semantic is not None and semantic.gate is None
+
+
+def test_the_shipped_gate_is_judged_on_a_messages_own_evidence() -> None:
+    """The hybrid ranker's answer gate reads a judge over :data:`JUDGE_FEATURES` only: what a
+    message has of its own, not how it compares with the rest searched, nor cue words. So
+    changing a :data:`SCOPED` column moves the ranker's probability but not the judge's."""
+    ranker = ranker_for("local:use-multilingual-v3", "hybrid")
+    assert ranker is not None and ranker.gate is not None
+    judge = ranker.gate.judge
+    assert judge is not None and judge.mode == "judge" and judge.features == JUDGE_FEATURES
+    assert not set(SCOPED) & set(JUDGE_FEATURES)
+    assert "early_age" not in JUDGE_FEATURES and "ccos_own" in JUDGE_FEATURES
+    x = np.random.default_rng(4).normal(size=(30, len(FEATURES))).astype(np.float32)
+    judged = ranker.judged(x)
+    assert judged is not None
+    np.testing.assert_array_equal(judged, judge.logits(np.ascontiguousarray(x[:, JUDGE_COLUMNS])))
+    moved = x.copy()
+    moved[:, [FEATURES.index(name) for name in SCOPED]] -= 0.5
+    np.testing.assert_array_equal(ranker.judged(moved), judged)
+    assert not np.allclose(ranker.probability(moved), ranker.probability(x))
+    again = LearnedRanker.from_json(ranker.to_json())
+    assert again.gate is not None and again.gate.judge is not None
+    np.testing.assert_array_equal(again.judged(x), judged)
+
+
+def test_a_judge_only_a_hybrid_gate_may_have_is_checked() -> None:
+    ranker = ranker_for("local:use-multilingual-v3", "hybrid")
+    semantic = ranker_for("local:use-multilingual-v3", "semantic")
+    assert ranker is not None and ranker.gate is not None and semantic is not None
+    judge = ranker.gate.judge
+    assert judge is not None
+    body = semantic.to_json()
+    body["gate"] = Gate(offset=-5.0, per_cosine=0.0, feature="cos_own", judge=judge).to_json()
+    with pytest.raises(ValueError, match="judge"):
+        LearnedRanker.from_json(body)
+    wrong = ranker.to_json()
+    wrong["gate"]["judge"]["features"] = list(FEATURES)
+    with pytest.raises(ValueError, match="features do not match"):
+        LearnedRanker.from_json(wrong)
 
 # -- reproducible training -----------------------------------------------------------------------
 

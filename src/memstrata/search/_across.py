@@ -1,10 +1,11 @@
 """Ranking with the learned ranker over a tenant's in-process index (:class:`TenantIndex`):
 one session's messages, or every searched session's in one pass (pure).
 
-The features are those a per-session index gives (:func:`session_features`): each message is
-scored within its own session, so a message has the same probability whichever sessions are
-searched with it, and a tenant-wide search is one product and one feature matrix over the
-tenant's rows instead of a loop over sessions.
+The features are those a per-session index gives (:func:`session_features`): each message's
+own evidence within its own session, and the two scoped features, which compare it with the
+best of every message searched (across sessions, not per session). A tenant-wide search is
+one product and one feature matrix over the tenant's rows instead of a loop over sessions, and
+ranks them all by one probability.
 """
 
 from __future__ import annotations

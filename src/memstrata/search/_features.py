@@ -1,9 +1,12 @@
 """What the learned ranker knows about a message and a query: one row of numbers each (pure).
 
-Every feature is *absolute*: it depends on the query, the message and the message's own
-session (its terms' rarity there, its neighbours), never on the other candidates of the
-search. So a message scores the same in a search of its session and in a search of the whole
-tenant, and a score can be read as a probability (:mod:`memstrata.search._ranker`).
+Nearly every feature is *absolute*: it depends on the query, the message and the message's
+own session (its terms' rarity there, its neighbours), not on the other messages searched.
+The two :data:`SCOPED` ones are not: they compare the message with the best of the messages
+searched (the session, or every session of a tenant-wide search, in one pass; never session
+by session), which tells the ranker how a message stands among its rivals. The answer gate's
+judge reads the absolute ones only (:data:`JUDGE_FEATURES`), so whether a search has an
+answer does not depend on how many messages it searched.
 
 The cosines come from two vectors per message (its own text, and its text after the message
 before it: :func:`memstrata.search._fusion.embedding_keys`); the keyword features from the
@@ -13,16 +16,18 @@ session's in-memory BM25 over each message's own terms and over its neighbour ke
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from ._bm25 import KeywordIndex, tokens
+from ._cues import Cues, query_cues
 from ._dates import TimeSpan, query_time_spans, time_prior
 from ._scores import semantic_scores, sender_prior
 
-__all__ = ["CENTRED", "FEATURES", "SEMANTIC_FEATURES", "Groups", "QueryTerms", "Signals",
+__all__ = ["CENTRED", "FEATURES", "JUDGE_FEATURES", "SCOPED", "SEMANTIC_FEATURES", "Groups",
+           "QueryTerms", "Signals",
            "centred_cosines", "feature_matrix", "fill_centred", "query_terms_of",
            "session_groups", "signals"]
 
@@ -68,8 +73,21 @@ FEATURES: tuple[str, ...] = (
     "ccos_key",       # the same for the keyed vector
     "hub_query",      # the query vector's product with the mean vector
     "hub_own",        # the message's own vector's product with the mean vector
+    "early_age",      # the query asks how a thing stood at first (:mod:`._cues`) x age
+    "late_age",       # the query asks how it stands now x age
+    "early_place",    # the first x the message's place in its session's time (1 oldest)
+    "late_place",     # the second x that place
+    "cos_gap",        # cos_own less the highest cos_own among the messages searched
+    "bm25_gap",       # bm25_own less the highest bm25_own among the messages searched
 )
 """The features of a hybrid search, in column order."""
+
+SCOPED: tuple[str, ...] = ("cos_gap", "bm25_gap")
+"""The features that compare a message with the other messages searched."""
+
+JUDGE_FEATURES: tuple[str, ...] = FEATURES[:FEATURES.index("early_age")]
+"""The features the answer gate's judge reads: a message's own evidence, the same whichever
+messages are searched with it, and no cue word (:class:`memstrata.search._ranker.Gate`)."""
 
 CENTRED: tuple[str, ...] = ("ccos_own", "ccos_key", "hub_query", "hub_own")
 """The features that need each message's vectors' products with the ranker's centre: a
@@ -84,19 +102,20 @@ SEMANTIC_FEATURES: tuple[str, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class QueryTerms:
-    """A query's distinct index terms and the dates it names."""
+    """A query's distinct index terms, the dates it names and its cue words."""
 
     terms: tuple[str, ...]
     cjk_share: float
     text: str
     spans: tuple[TimeSpan, ...]
+    cues: Cues = field(default_factory=Cues)
 
 
 def query_terms_of(query: str) -> QueryTerms:
     """What the features read of a query, worked out once per search."""
     terms = tuple(dict.fromkeys(tokens(query)))
     return QueryTerms(terms=terms, cjk_share=_cjk_share(query), text=query,
-                      spans=tuple(query_time_spans(query)))
+                      spans=tuple(query_time_spans(query)), cues=query_cues(query))
 
 
 def _cjk_share(text: str) -> float:
@@ -363,12 +382,38 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
         cols["rel_bm25_key"] = np.where(best > 0, cols["bm25_key"] / np.where(
             best > 0, best, 1.0), 0.0).astype(np.float32)
         cols["rel_bm25_size"] = cols["rel_bm25_key"] * cols["session_size"]
+        _cue_columns(cols, query.cues, times, codes, g.count, contiguous)
+        top_cos = float(cos_own.max()) if n else 0.0
+        top_bm25 = float(cols["bm25_own"].max()) if n else 0.0
+        cols["cos_gap"] = (cos_own - np.float32(top_cos)).astype(np.float32)
+        cols["bm25_gap"] = (cols["bm25_own"] - np.float32(top_bm25)).astype(np.float32)
     names = SEMANTIC_FEATURES if semantic_only else FEATURES
     # Column by column into one array laid out by column (no stacked copy).
     out: FloatArray = np.empty((len(names), n), dtype=np.float32)
     for j, name in enumerate(names):
         out[j] = cols[name]
     return out.T
+
+
+def _cue_columns(cols: dict[str, FloatArray], cues: Cues, times: npt.NDArray[np.int64],
+                 codes: npt.NDArray[np.int64], count: int, contiguous: bool) -> None:
+    """``early_age`` ... ``late_place``: the query's cues times the message's age and its
+    place in its session's time (0 for the newest message, 1 for the oldest; 0 in a session
+    whose messages share one time)."""
+    n = times.shape[0]
+    zeros = np.zeros(n, dtype=np.float32)
+    if not (cues.early or cues.late) or not n:
+        for name in ("early_age", "late_age", "early_place", "late_place"):
+            cols[name] = zeros
+        return
+    t = (times - times.min()).astype(np.float64).astype(np.float32)
+    newest = _group_max(t, codes, count, contiguous)
+    span = newest - _group_min(t, codes, count, contiguous)
+    place = np.where(span > 0, (newest - t) / np.where(span > 0, span, 1.0),
+                     0.0).astype(np.float32)
+    for cue, kind in ((cues.early, "early"), (cues.late, "late")):
+        cols[f"{kind}_age"] = cols["age"] if cue else zeros
+        cols[f"{kind}_place"] = place if cue else zeros
 
 
 def _centred_columns(cols: dict[str, FloatArray], centre: FloatArray | None,

@@ -13,17 +13,18 @@ from __future__ import annotations
 import functools
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ._features import FEATURES, SEMANTIC_FEATURES
+from ._features import FEATURES, JUDGE_FEATURES, SEMANTIC_FEATURES
 
-__all__ = ["BEST_SHARE", "FUSION_FLOOR", "GATE_TOP", "HIT_FLOOR", "LEARNED_FLOOR", "RANKER_FILE",
-           "Gate", "LearnedRanker", "Trees", "load_rankers", "log_odds", "ranker_for"]
+__all__ = ["BEST_SHARE", "FUSION_FLOOR", "GATE_TOP", "HIT_FLOOR", "JUDGE_COLUMNS", "LEARNED_FLOOR",
+           "RANKER_FILE", "Gate", "LearnedRanker", "Trees", "load_rankers", "log_odds",
+           "ranker_for"]
 
 FloatArray = npt.NDArray[np.float32]
 RANKER_FILE = "ranker.json"
@@ -38,7 +39,7 @@ a thing it never mentions (another pet's name, a trip never taken) are harder: 5
 60.6 % of them return nothing at these floors (docs/benchmarks.md). A ranker with an answer
 gate (:class:`Gate`: the shipped hybrid one) decides by it instead, which returns nothing for
 56.7 % of those in hybrid mode. A floor the caller sets applies to every hit instead."""
-BEST_SHARE = 0.05
+BEST_SHARE = 0.02
 """... and by default, the other hits need at least this share of the best hit's probability
 (or a rare query word of their own, or nearly the query's words, and the floor), and
 :data:`HIT_FLOOR`: it keeps the filler beside a clear fact out. Chosen out of fold as the
@@ -59,6 +60,10 @@ GATE_TOP = 5
 """How many of a search's best hits the answer gate reads the closest cosine of."""
 
 
+JUDGE_COLUMNS = tuple(FEATURES.index(name) for name in JUDGE_FEATURES)
+"""The columns of a hybrid search's features that its answer gate's judge reads."""
+
+
 @dataclass(frozen=True)
 class Gate:
     """Whether a search has an answer, by default: the best hit's log-odds plus
@@ -67,12 +72,21 @@ class Gate:
     best hit needs, :meth:`floor`, is lower when a hit near the top is close to the query in
     meaning, and higher when none is: a question in a conversation's own words about a thing
     it never mentions finds probable messages about the same kind of thing, but none as close
-    as an answer. Fitted and chosen by ``bench/train_ranker.py`` (docs/benchmarks.md)."""
+    as an answer. Fitted and chosen by ``bench/train_ranker.py`` (docs/benchmarks.md).
+
+    With a ``judge``, the log-odds are the judge's (the highest among the best ``top``
+    hits), not the ranker's: a model over the features of a message's own evidence only
+    (:data:`JUDGE_FEATURES`), which never compares a message with the others searched. The
+    ranker that orders the hits compares them (the best of a search stands out even when
+    the search has no answer), so it says which hit is best, and the judge whether the best
+    are answers at all."""
 
     offset: float
     per_cosine: float
     feature: str = "ccos_own"
     top: int = GATE_TOP
+    judge: LearnedRanker | None = field(default=None, compare=False, repr=False)
+    """(Left out of ``==``: its weights are arrays; compare :meth:`to_json` instead.)"""
 
     def answers(self, best_logit: float, cosine: float) -> bool:
         """Whether a search whose best hit has log-odds ``best_logit``, and whose closest of
@@ -84,13 +98,17 @@ class Gate:
         return 1.0 / (1.0 + math.exp(-(self.offset - self.per_cosine * cosine)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"offset": self.offset, "per_cosine": self.per_cosine,
-                "feature": self.feature, "top": self.top}
+        body: dict[str, Any] = {"offset": self.offset, "per_cosine": self.per_cosine,
+                                "feature": self.feature, "top": self.top}
+        if self.judge is not None:
+            body["judge"] = self.judge.to_json()
+        return body
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Gate:
+        judge = LearnedRanker.from_json(raw["judge"]) if "judge" in raw else None
         return cls(offset=float(raw["offset"]), per_cosine=float(raw["per_cosine"]),
-                   feature=str(raw["feature"]), top=int(raw["top"]))
+                   feature=str(raw["feature"]), top=int(raw["top"]), judge=judge)
 
 
 def log_odds(probability: float) -> float:
@@ -174,13 +192,26 @@ class LearnedRanker:
     :data:`LEARNED_FLOOR`)."""
 
     def __post_init__(self) -> None:
-        expected = SEMANTIC_FEATURES if self.mode == "semantic" else FEATURES
+        expected = {"semantic": SEMANTIC_FEATURES, "judge": JUDGE_FEATURES}.get(self.mode,
+                                                                               FEATURES)
         if self.features != expected:
             raise ValueError(f"the {self.mode} ranker's features do not match this version: "
                              f"{self.features} != {expected}")
         if self.gate is not None and self.gate.feature not in self.features:
             raise ValueError(f"the {self.mode} ranker's answer gate reads an unknown feature: "
                              f"{self.gate.feature!r}")
+        if self.gate is not None and self.gate.judge is not None and (
+                self.mode != "hybrid" or self.gate.judge.mode != "judge"):
+            raise ValueError(f"the {self.mode} ranker's answer gate has a judge of mode "
+                             f"{self.gate.judge.mode!r}: only a hybrid ranker's gate has one, "
+                             "of mode 'judge'")
+
+    def judged(self, x: FloatArray) -> FloatArray | None:
+        """The answer gate's judge's log-odds for each row of ``x`` (this ranker's features),
+        or ``None`` when the gate has no judge."""
+        if self.gate is None or self.gate.judge is None:
+            return None
+        return self.gate.judge.logits(np.ascontiguousarray(x[:, JUDGE_COLUMNS]))
 
     @functools.cached_property
     def _folded(self) -> tuple[FloatArray, np.float32]:

@@ -143,7 +143,7 @@ class Searcher:
                 raise
             q, how = None, "keyword"
         # The learned ranker where one was trained for this embedder: its score is a
-        # probability, the same for a message whichever sessions are searched with it.
+        # probability, worked out in one pass over every message searched.
         learned = (ranker_for(self._embedder.model_id, how)
                    if q is not None and self._settings.ranker == "learned" else None)
         # Under the learned ranker the default floor is the best hit's: it decides whether the
@@ -197,6 +197,9 @@ class Searcher:
             # machine, and made p95 worse while other work ran (docs/benchmarks.md).
             with blas_threads(_QUERY_THREADS):
                 if learned is not None and q is not None:
+                    # Without the tenant's live index (a benchmark's baseline), session by
+                    # session: the scoped features then compare a message with its session's
+                    # best only.
                     found += rank_learned(cached.index, terms, q, learned, k=k, now=now,
                                           eligible=eligible, min_probability=rank_floor)
                 else:
@@ -313,7 +316,10 @@ def _evidence(found: list[Ranked], floor: float, *, gated: bool, answer: Gate | 
     if gated and answer is not None:
         best = sorted(found, key=lambda r: r.score, reverse=True)[:answer.top]
         cosine = max((r.closeness for r in best if r.closeness is not None), default=-1.0)
-        if not answer.answers(log_odds(top), cosine):
+        # The judge's log-odds where the gate has one (the highest of the best few), else the
+        # best hit's own.
+        logit = max((r.judged for r in best if r.judged is not None), default=log_odds(top))
+        if not answer.answers(logit, cosine):
             return []
         found = [r for r in found if r.score >= every]
     elif gated and top < floor:
