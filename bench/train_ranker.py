@@ -505,10 +505,10 @@ def ranking(scores: FloatArray, floor: float | None = None, k: int = 50,
     return [int(i) for i in order]
 
 
-def answered(p: FloatArray, answers: bool, k: int = 50) -> list[int]:
+def answered(p: FloatArray, answers: bool, k: int = 50, mode: str = "hybrid") -> list[int]:
     """A ranking as the search returns it once a gate has decided: nothing when it does not
     answer, else the share of the best hit and :data:`HIT_FLOOR`."""
-    return ranking(p, 0.0 if answers else 2.0, k=k, ratio=BEST_SHARE)
+    return ranking(p, 0.0 if answers else 2.0, k=k, ratio=BEST_SHARE[mode])
 
 
 def default_ranking(i: int, p: FloatArray, mode: str, k: int = 50) -> list[int]:
@@ -516,8 +516,8 @@ def default_ranking(i: int, p: FloatArray, mode: str, k: int = 50) -> list[int]:
     out-of-fold answer gate when one was fitted (:data:`ANSWERS`), else with the best hit's
     :data:`LEARNED_FLOOR`; then the share of the best hit and :data:`HIT_FLOOR`."""
     if mode in ANSWERS:
-        return answered(p, ANSWERS[mode][i], k=k)
-    return ranking(p, LEARNED_FLOOR[mode], k=k, ratio=BEST_SHARE)
+        return answered(p, ANSWERS[mode][i], k=k, mode=mode)
+    return ranking(p, LEARNED_FLOOR[mode], k=k, ratio=BEST_SHARE[mode])
 
 
 def recall(evidence: frozenset[int], ranked: Sequence[int], k: int) -> float:
@@ -541,10 +541,10 @@ def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
             methods[f"learned {mode}"] = ranking(p[i])
             methods[f"learned {mode} @floor"] = (
                 default_ranking(i, p[i], mode) if floor is None
-                else ranking(p[i], floor, ratio=BEST_SHARE))
+                else ranking(p[i], floor, ratio=BEST_SHARE[mode]))
             if mode in ANSWERS and floor is None:
                 methods[f"learned {mode} @{LEARNED_FLOOR[mode]}"] = ranking(
-                    p[i], LEARNED_FLOOR[mode], ratio=BEST_SHARE)
+                    p[i], LEARNED_FLOOR[mode], ratio=BEST_SHARE[mode])
         for name, ranked in methods.items():
             for k in KS:
                 table[q.set_name][name][k].append(recall(q.evidence, ranked, k))
@@ -583,10 +583,11 @@ def precision(queries: Sequence[Query], probs: FloatArray | list[FloatArray], mo
 
 
 def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequence[float],
-               default: float) -> None:
+               default: float, share: float) -> None:
     """Per floor: the share of the eval halves' off-topic searches (far and near) that return
     nothing, and R@5 over every set's questions with the floor (the mean over sets in
-    brackets: each set weighing the same), with and without the share of the best hit."""
+    brackets: each set weighing the same), with ``share`` of the best hit, the floor on the
+    best hit or on every hit."""
     pairs = list(zip(queries, probs, strict=True))
 
     def abstained(floor: float, split: str, set_name: str | None = None) -> list[float]:
@@ -603,10 +604,10 @@ def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequen
         return _pct(all_sets), float(np.mean([_pct(v) for v in by_set.values()]))
 
     print("\nfloor   abstained: far eval  near eval   R@5 all (mean of sets) with "
-          f"{BEST_SHARE} of the best hit: the floor on the best hit (the default), on every hit")
+          f"{share} of the best hit: the floor on the best hit (the default), on every hit")
     for floor in (-1.0, *floors):
         far, near = abstained(floor, "eval"), abstained(floor, "near-eval")
-        best, each = r5(floor, BEST_SHARE, False), r5(floor, BEST_SHARE, True)
+        best, each = r5(floor, share, False), r5(floor, share, True)
         print(f"{floor:7.4f} {_pct(far):6.1f} % of {len(far):5}  {_pct(near):6.1f} % of "
               f"{len(near):5}   {best[0]:5.1f} ({best[1]:5.1f})   "
               f"{each[0]:5.1f} ({each[1]:5.1f})")
@@ -691,7 +692,7 @@ def held_out(queries: Sequence[Query], rankers: dict[str, LearnedRanker],
                                               np.float32)).astype(np.float64)
             at = LEARNED_FLOOR[mode] if floor is None else floor
             methods[f"learned {mode}"] = ranking(p)
-            methods[f"learned {mode} @floor {at}"] = ranking(p, at, ratio=BEST_SHARE)
+            methods[f"learned {mode} @floor {at}"] = ranking(p, at, ratio=BEST_SHARE[mode])
             if ranker.gate is not None and floor is None:
                 x = np.asarray(q.hybrid, np.float32)
                 judged = ranker.judged(x)
@@ -837,7 +838,7 @@ async def main() -> None:
     for mode in probs:
         print(f"\n{mode}:")
         precision(queries, probs[mode], mode)
-        abstention(queries, probs[mode], FLOORS, LEARNED_FLOOR[mode])
+        abstention(queries, probs[mode], FLOORS, LEARNED_FLOOR[mode], BEST_SHARE[mode])
         if mode in ANSWERS:
             gate_report(queries, probs[mode], ANSWERS[mode])
         reliability(queries, probs[mode])

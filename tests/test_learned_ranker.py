@@ -95,9 +95,8 @@ def test_a_message_has_the_same_features_alone_or_beside_other_sessions(query: s
         # holding the best cosine of all.
         assert int((alone[:, gap] == 0.0).sum()) == len(SESSIONS)
         assert int((side[:, gap] == 0.0).sum()) == 1
-        bm25, bgap = FEATURES.index("bm25_own"), FEATURES.index("bm25_gap")
-        np.testing.assert_allclose(side[:, bgap], side[:, bm25] - side[:, bm25].max(),
-                                   atol=1e-6)
+        cov, cgap = FEATURES.index("cov_own"), FEATURES.index("cov_gap")
+        np.testing.assert_allclose(side[:, cgap], side[:, cov] - side[:, cov].max(), atol=1e-6)
 
 
 def test_the_shipped_rankers_load_and_give_probabilities() -> None:

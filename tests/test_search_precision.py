@@ -76,7 +76,7 @@ async def test_scores_are_probabilities_above_the_floor(trip: Memory) -> None:
     floor = LEARNED_FLOOR["semantic"]
     best_score = max(h.score for h in hits)
     assert hits and floor <= best_score <= 1.0
-    least = min(floor, max(HIT_FLOOR, BEST_SHARE * best_score))
+    least = min(floor, max(HIT_FLOOR, BEST_SHARE["semantic"] * best_score))
     assert all(least - 1e-6 <= h.score for h in hits)
     assert hits[0].score < 1.0  # not min-max scaled to 1
     # A message's score depends on its own session only, not on what other sessions hold.
@@ -110,7 +110,8 @@ async def test_the_default_floor_is_the_best_hits(trip: Memory) -> None:
         best = max(h.score for h in default)
         assert best >= LEARNED_FLOOR["hybrid"]
         extra = [h for h in default if h.score < LEARNED_FLOOR["hybrid"]]
-        assert all(h.score >= max(HIT_FLOOR, BEST_SHARE * best) - 1e-6 for h in extra), query
+        assert all(h.score >= max(HIT_FLOOR, BEST_SHARE["hybrid"] * best) - 1e-6
+                   for h in extra), query
         more += len(extra)
     assert more > 0  # the best hit's floor kept hits that a floor on every hit drops
 

@@ -78,11 +78,11 @@ FEATURES: tuple[str, ...] = (
     "early_place",    # the first x the message's place in its session's time (1 oldest)
     "late_place",     # the second x that place
     "cos_gap",        # cos_own less the highest cos_own among the messages searched
-    "bm25_gap",       # bm25_own less the highest bm25_own among the messages searched
+    "cov_gap",        # cov_own less the highest cov_own among the messages searched
 )
 """The features of a hybrid search, in column order."""
 
-SCOPED: tuple[str, ...] = ("cos_gap", "bm25_gap")
+SCOPED: tuple[str, ...] = ("cos_gap", "cov_gap")
 """The features that compare a message with the other messages searched."""
 
 JUDGE_FEATURES: tuple[str, ...] = FEATURES[:FEATURES.index("early_age")]
@@ -383,10 +383,9 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
             best > 0, best, 1.0), 0.0).astype(np.float32)
         cols["rel_bm25_size"] = cols["rel_bm25_key"] * cols["session_size"]
         _cue_columns(cols, query.cues, times, codes, g.count, contiguous)
-        top_cos = float(cos_own.max()) if n else 0.0
-        top_bm25 = float(cols["bm25_own"].max()) if n else 0.0
-        cols["cos_gap"] = (cos_own - np.float32(top_cos)).astype(np.float32)
-        cols["bm25_gap"] = (cols["bm25_own"] - np.float32(top_bm25)).astype(np.float32)
+        for name, base in (("cos_gap", cos_own), ("cov_gap", cols["cov_own"])):
+            top = float(base.max()) if n else 0.0
+            cols[name] = (base - np.float32(top)).astype(np.float32)
     names = SEMANTIC_FEATURES if semantic_only else FEATURES
     # Column by column into one array laid out by column (no stacked copy).
     out: FloatArray = np.empty((len(names), n), dtype=np.float32)

@@ -12,6 +12,7 @@ query's embedding.
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -207,7 +208,7 @@ class Searcher:
                                           eligible=eligible, min_similarity=min_score)
         found = _merge(found, hybrid=how == "hybrid")
         if learned is not None and found and min_score > -1.0:
-            found = _evidence(found, gate if gate is not None else min_score,
+            found = _evidence(found, gate if gate is not None else min_score, BEST_SHARE[how],
                               gated=gate is not None, answer=answer, every=min_score)
         return await self._hits(found[:limit], mode, since)
 
@@ -304,14 +305,17 @@ def _index_bytes(index: SessionIndex) -> int:
     return total
 
 
-def _evidence(found: list[Ranked], floor: float, *, gated: bool, answer: Gate | None = None,
+def _evidence(found: list[Ranked], floor: float, share: float, *, gated: bool,
+              answer: Gate | None = None,
               every: float = 0.0) -> list[Ranked]:
-    """Evidence, not filler: the hits at least :data:`BEST_SHARE` as probable as the best one
+    """Evidence, not filler: the hits at least ``share`` as probable as the best one
     (a fact's filler neighbours stay context, not matches), and those whose own text holds a
-    rare query word or nearly says the query if they reach ``floor``. ``gated``: ``floor`` is
-    the best hit's (nothing when it falls short); else every hit already reached it. With
-    ``answer``, that gate decides instead whether the search has an answer (``floor`` stays
-    the one of the hits holding a rare query word), and every hit needs ``every`` too."""
+    rare query word or nearly says the query if they reach ``floor`` (by the gate's judge,
+    where it has one: a long message holding the rare word is no less evidence for a short
+    one that says nearly the query). ``gated``: ``floor`` is the best hit's (nothing when it
+    falls short); else every hit already reached it. With ``answer``, that gate decides
+    instead whether the search has an answer (``floor`` stays the one of the hits holding a
+    rare query word), and every hit needs ``every`` too."""
     top = max(r.score for r in found)
     if gated and answer is not None:
         best = sorted(found, key=lambda r: r.score, reverse=True)[:answer.top]
@@ -321,8 +325,16 @@ def _evidence(found: list[Ranked], floor: float, *, gated: bool, answer: Gate | 
         logit = max((r.judged for r in best if r.judged is not None), default=log_odds(top))
         if not answer.answers(logit, cosine):
             return []
-        found = [r for r in found if r.score >= every]
+        found = [r for r in found
+                 if r.score >= every or ((r.rare or r.lead) and _own(r) >= every)]
     elif gated and top < floor:
         return []
     return [r for r in found
-            if r.score >= BEST_SHARE * top or ((r.rare or r.lead) and r.score >= floor)]
+            if r.score >= share * top or ((r.rare or r.lead) and _own(r) >= floor)]
+
+
+def _own(hit: Ranked) -> float:
+    """A hit's probability on its own evidence: the answer gate's judge's where it has one."""
+    if hit.judged is None:
+        return hit.score
+    return 1.0 / (1.0 + math.exp(-min(max(hit.judged, -30.0), 30.0)))
