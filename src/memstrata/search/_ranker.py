@@ -38,7 +38,7 @@ which at least 95 % of searches about subjects a conversation never touches retu
 a thing it never mentions (another pet's name, a trip never taken) are harder: 52.2 % /
 60.6 % of them return nothing at these floors (docs/benchmarks.md). A ranker with an answer
 gate (:class:`Gate`: the shipped hybrid one) decides by it instead, which returns nothing for
-56.7 % of those in hybrid mode. A floor the caller sets applies to every hit instead."""
+56.6 % of those in hybrid mode. A floor the caller sets applies to every hit instead."""
 BEST_SHARE: dict[str, float] = {"hybrid": 0.02, "semantic": 0.05}
 """... and by default, the other hits need at least this share of the best hit's probability
 (or a rare query word of their own, or nearly the query's words, and the floor), and
