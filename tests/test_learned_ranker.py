@@ -84,8 +84,8 @@ def test_a_message_has_the_same_features_alone_or_beside_other_sessions(query: s
         side = session_features(together, q, qv, now=2 * 10**18, semantic_only=semantic)
         names = SEMANTIC_FEATURES if semantic else FEATURES
         assert side.shape == (len(texts), len(names))
-        own = [j for j, name in enumerate(names) if name not in SCOPED]
-        np.testing.assert_allclose(side[:, own], alone[:, own], atol=1e-6)
+        kept = [j for j, name in enumerate(names) if name not in SCOPED]
+        np.testing.assert_allclose(side[:, kept], alone[:, kept], atol=1e-6)
         if semantic:
             continue
         gap, cos = FEATURES.index("cos_gap"), FEATURES.index("cos_own")
