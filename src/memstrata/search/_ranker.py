@@ -24,7 +24,7 @@ from ._features import FEATURES, JUDGE_FEATURES, SEMANTIC_FEATURES
 
 __all__ = ["BEST_SHARE", "FUSION_FLOOR", "GATE_TOP", "HIT_FLOOR", "JUDGE_COLUMNS", "LEARNED_FLOOR",
            "RANKER_FILE", "Gate", "LearnedRanker", "Trees", "load_rankers", "log_odds",
-           "ranker_for"]
+           "probability_of", "ranker_for"]
 
 FloatArray = npt.NDArray[np.float32]
 RANKER_FILE = "ranker.json"
@@ -96,7 +96,7 @@ class Gate:
 
     def floor(self, cosine: float) -> float:
         """The probability the best hit needs when the closest cosine is ``cosine``."""
-        return 1.0 / (1.0 + math.exp(-(self.offset - self.per_cosine * cosine)))
+        return probability_of(self.offset - self.per_cosine * cosine)
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"offset": self.offset, "per_cosine": self.per_cosine,
@@ -116,6 +116,12 @@ def log_odds(probability: float) -> float:
     """The log-odds of a probability (clipped away from 0 and 1)."""
     p = min(max(probability, 1e-12), 1.0 - 1e-12)
     return math.log(p / (1.0 - p))
+
+
+def probability_of(logit: float) -> float:
+    """The probability of log-odds, clipped to +-30 as :meth:`LearnedRanker.probability`
+    clips them."""
+    return 1.0 / (1.0 + math.exp(-min(max(logit, -30.0), 30.0)))
 
 
 @dataclass(frozen=True)

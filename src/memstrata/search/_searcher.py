@@ -12,7 +12,6 @@ query's embedding.
 from __future__ import annotations
 
 import asyncio
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +54,7 @@ from ._ranker import (
     LEARNED_FLOOR,
     Gate,
     log_odds,
+    probability_of,
     ranker_for,
 )
 
@@ -335,6 +335,4 @@ def _evidence(found: list[Ranked], floor: float, share: float, *, gated: bool,
 
 def _own(hit: Ranked) -> float:
     """A hit's probability on its own evidence: the answer gate's judge's where it has one."""
-    if hit.judged is None:
-        return hit.score
-    return 1.0 / (1.0 + math.exp(-min(max(hit.judged, -30.0), 30.0)))
+    return hit.score if hit.judged is None else probability_of(hit.judged)
