@@ -97,6 +97,34 @@ def test_a_message_has_the_same_features_alone_or_beside_other_sessions(query: s
         assert int((side[:, gap] == 0.0).sum()) == 1
         cov, cgap = FEATURES.index("cov_own"), FEATURES.index("cov_gap")
         np.testing.assert_allclose(side[:, cgap], side[:, cov] - side[:, cov].max(), atol=1e-6)
+        # Searched alone, a session's scope-wide coverage is its own; beside the others it
+        # weighs each query word by how many of all the messages hold it.
+        wide = FEATURES.index("cov_scope")
+        np.testing.assert_allclose(alone[:, wide], alone[:, cov], atol=1e-6)
+        assert bool((side[:, wide] > 0).any()) == bool((side[:, cov] > 0).any())
+
+
+def test_a_word_many_memories_hold_weighs_less_across_the_memories_searched() -> None:
+    """Memories kept one per session: within its own session every word a memory holds is as
+    rare as any other, so its coverage of "dog peanut" is a half whichever word it holds.
+    Among all the memories searched, "dog" (in four of them) weighs less than "peanut" (in
+    one), and the memory holding "peanut" covers more of the query, and scores more BM25."""
+    memories = ["My dog sleeps a lot.", "The dog park opens at nine.", "A dog barked at night.",
+                "We walked the dog.", "I have a peanut allergy.", "Lunch was late."]
+    index = build_session_index(list(range(len(memories))), memories, ["u"] * len(memories),
+                                [10**18 + i for i in range(len(memories))],
+                                _vectors(memories, 1), own_vectors=_vectors(memories, 2),
+                                groups=list(range(len(memories))))
+    x = session_features(index, query_terms_of("dog peanut"), _vectors(["q"], 3)[0],
+                         now=2 * 10**18)
+    cov, wide, bm25 = (FEATURES.index(n) for n in ("cov_own", "cov_scope", "bm25_scope"))
+    assert x[0, cov] == pytest.approx(x[4, cov])
+    assert x[4, wide] > 0.5 > x[0, wide] > 0.0
+    assert x[4, bm25] > x[0, bm25] > 0.0
+    assert x[5, wide] == 0.0 and x[5, bm25] == 0.0
+    # The idf is the BM25 idf over the six memories: "dog" in 4, "peanut" in 1.
+    dog, peanut = np.log1p((6 - 4 + 0.5) / 4.5), np.log1p((6 - 1 + 0.5) / 1.5)
+    assert x[4, wide] == pytest.approx(peanut / (dog + peanut), rel=1e-5)
 
 
 def test_the_shipped_rankers_load_and_give_probabilities() -> None:

@@ -227,6 +227,38 @@ async def wide(memory: Memory) -> AsyncIterator[Memory]:
         await mem.close()
 
 
+# Memories kept one per session, a day apart: "city" and "next month" are in many of them,
+# "sister" in one.
+MEMORIES: tuple[str, ...] = (
+    "Visited the city museum with the kids.",
+    "Next month the gym membership renews.",
+    "Booked a hotel in the city centre for the conference.",
+    "Moved the team meeting to next month.",
+    "The city marathon is next month.",
+    "My sister Lena moved to Lisbon in March.",
+    "Bought a new bike helmet.",
+    "Renewed my passport at the city office.",
+    "Next month I start the pottery class.",
+    "Dinner with Anna at the Thai place.",
+)
+LISBON = MEMORIES[5]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def memories(memory: Memory) -> AsyncIterator[Memory]:
+    """Another tenant: :data:`MEMORIES`, one per session."""
+    mem = memory.sibling("memories", background=True)
+    try:
+        start = 1_700_000_000 * 10**9
+        for i, text in enumerate(MEMORIES):
+            await mem.add_many(f"memory-{i:02d}", [{"role": "user", "content": text,
+                                                    "at": start + i * DAY}])
+        await mem.flush()
+        yield mem
+    finally:
+        await mem.close()
+
+
 PLANS = (
     "The guest list for the wedding has 80 people on it.",
     "A: Noted.",
@@ -427,3 +459,14 @@ async def test_a_question_about_how_a_thing_stood_first_or_now_finds_that_messag
     in its session's time)."""
     matched = _matched(await _search(plans, "wedding", query, mode))
     assert matched and matched[0].message.content == PLANS[wanted], _show(matched)
+
+
+async def test_words_many_memories_hold_do_not_outweigh_the_one_that_answers(
+        memories: Memory) -> None:
+    """Within a session of one memory every word it holds is as rare as any other, so "city"
+    and "next month", which half the memories hold, counted as much as "sister": the city
+    marathon next month came first. Weighed by how many of all the memories searched hold
+    each word, the sister's memory does."""
+    query = "I'm visiting my sister next month, which city does she live in now?"
+    matched = _matched(await _search(memories, None, query, "hybrid"))
+    assert matched and matched[0].message.content == LISBON, _show(matched)

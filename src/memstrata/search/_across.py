@@ -2,10 +2,11 @@
 one session's messages, or every searched session's in one pass (pure).
 
 The features are those a per-session index gives (:func:`session_features`): each message's
-own evidence within its own session, and the two scoped ones (``cos_gap``, ``cov_gap``),
-which compare it with the best of every message searched (across sessions, not per
-session). A tenant-wide search is one product and one feature matrix over the tenant's rows
-instead of a loop over sessions, and ranks them all by one probability.
+own evidence within its own session, and the scoped ones, which compare it with the best of
+every message searched (``cos_gap``, ``cov_gap``) or weigh the query's words by how many of
+them hold each (``cov_scope``, ``bm25_scope``), across sessions, not per session. A
+tenant-wide search is one product and one feature matrix over the tenant's rows instead of a
+loop over sessions, and ranks them all by one probability.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
     only the sessions of the candidates are ranked (``candidates`` by the query's vector and
     as many by its terms; each message of those sessions has the features a search of the
     whole scope gives it, but for the scoped ones, which compare it with the best of those
-    sessions: the closest message is among them, and nearly always one holding the most of
-    the query's words): one product over every row, and features for those sessions only."""
+    sessions and count the query's words among their messages: the closest message is among
+    them, and nearly always one holding the most of the query's words): one product over
+    every row, and features for those sessions only."""
     semantic = ranker.mode == "semantic"
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     norm = float(np.linalg.norm(q))

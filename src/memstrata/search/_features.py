@@ -2,11 +2,14 @@
 
 Nearly every feature is *absolute*: it depends on the query, the message and the message's
 own session (its terms' rarity there, its neighbours), not on the other messages searched.
-The two :data:`SCOPED` ones are not: they compare the message with the best of the messages
-searched (the session, or every session of a tenant-wide search, in one pass; never session
-by session), which tells the ranker how a message stands among its rivals. The answer gate's
-judge reads the absolute ones only (:data:`JUDGE_FEATURES`), so whether a search has an
-answer does not depend on how many messages it searched.
+The :data:`SCOPED` ones are not: two compare the message with the best of the messages
+searched, which tells the ranker how a message stands among its rivals, and two weigh the
+query's words by how many of the messages searched hold each, which tells it that a word
+half the memories hold says little even where each memory is a session of its own. They are
+worked out over the session, or every session of a tenant-wide search, in one pass; never
+session by session. The answer gate's judge reads the absolute ones only
+(:data:`JUDGE_FEATURES`), so whether a search has an answer does not depend on how many
+messages it searched.
 
 The cosines come from two vectors per message (its own text, and its text after the message
 before it: :func:`memstrata.search._fusion.embedding_keys`); the keyword features from the
@@ -79,11 +82,15 @@ FEATURES: tuple[str, ...] = (
     "late_place",     # the second x that place
     "cos_gap",        # cos_own less the highest cos_own among the messages searched
     "cov_gap",        # cov_own less the highest cov_own among the messages searched
+    "cov_scope",      # cov_own with each query term weighed by its idf among all the
+                      # messages searched, not within the message's session
+    "bm25_scope",     # bm25_own likewise, its lengths against the mean of all searched
 )
 """The features of a hybrid search, in column order."""
 
-SCOPED: tuple[str, ...] = ("cos_gap", "cov_gap")
-"""The features that compare a message with the other messages searched."""
+SCOPED: tuple[str, ...] = ("cos_gap", "cov_gap", "cov_scope", "bm25_scope")
+"""The features that compare a message with the other messages searched, or weigh the
+query's words by how many of them hold each."""
 
 JUDGE_FEATURES: tuple[str, ...] = FEATURES[:FEATURES.index("early_age")]
 """The features the answer gate's judge reads: a message's own evidence, the same whichever
@@ -462,13 +469,21 @@ def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
                      g: Groups) -> None:
     n = own_terms.size
     names = ("cov_own", "cov_key", "cov_own_all", "bm25_own", "bm25_key", "rare_own",
-             "cov_own_len")
+             "cov_own_len", "cov_scope", "bm25_scope")
     acc = {name: np.zeros(n, dtype=np.float32) for name in names}
     total = np.zeros(n, dtype=np.float32)
     every = np.ones(n, dtype=np.bool_)
     # Per session: how many of its messages may hold a rare term.
     sizes = g.sizes
     limit = np.maximum(np.float32(_RARE_MIN), np.float32(_RARE_SHARE) * sizes)
+    # Over every message searched: the idf of a term and the BM25 length norm. In a session
+    # of one message (a memory kept one per session) every word it holds is as rare as any
+    # other there; among all the messages searched, "I" is not "peanut".
+    lengths = (own_terms.lengths if own_terms.lengths is not None
+               else np.ones(n, dtype=np.float32))
+    mean_length = float(lengths.mean()) if n and float(lengths.mean()) > 0 else 1.0
+    scope_norm = (_K1 * (1.0 - _B + _B * lengths / np.float32(mean_length))).astype(np.float32)
+    scope_total = 0.0
     for term in query.terms:
         docs, tf = _postings(own_terms, term)
         df = np.bincount(g.codes[docs], minlength=g.count).astype(np.float32)
@@ -484,6 +499,10 @@ def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
         acc["bm25_own"][docs] += idf * tf * (_K1 + 1) / (tf + g.own_norm[docs])
         acc["rare_own"][docs] = np.maximum(acc["rare_own"][docs],
                                            (df[session] <= limit[session]).astype(np.float32))
+        wide = np.float32(np.log1p((n - docs.shape[0] + 0.5) / (docs.shape[0] + 0.5)))
+        scope_total += float(wide)
+        acc["cov_scope"][docs] += wide
+        acc["bm25_scope"][docs] += wide * tf * (_K1 + 1) / (tf + scope_norm[docs])
         kdocs, ktf = _postings(key_terms, term)
         kidf = idf_of[g.codes[kdocs]]
         acc["cov_key"][kdocs] += kidf
@@ -496,5 +515,8 @@ def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
         acc["bm25_own"] *= top
         acc["bm25_key"] *= top
         acc["cov_own_all"] = every.astype(np.float32)
+        wide_scale = np.float32(1.0 / max(scope_total, 1e-6))
+        acc["cov_scope"] *= wide_scale
+        acc["bm25_scope"] *= wide_scale / np.float32(_K1 + 1.0)
     acc["cov_own_len"] = acc["cov_own"] * info.length
     cols.update(acc)

@@ -200,7 +200,7 @@ class Searcher:
                 if learned is not None and q is not None:
                     # Without the tenant's live index (a benchmark's baseline), session by
                     # session: the scoped features then compare a message with its session's
-                    # best only.
+                    # best, and weigh the query's words within it, only.
                     found += rank_learned(cached.index, terms, q, learned, k=k, now=now,
                                           eligible=eligible, min_probability=rank_floor)
                 else:
