@@ -478,11 +478,10 @@ def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
     limit = np.maximum(np.float32(_RARE_MIN), np.float32(_RARE_SHARE) * sizes)
     # Over every message searched: the idf of a term and the BM25 length norm. In a session
     # of one message (a memory kept one per session) every word it holds is as rare as any
-    # other there; among all the messages searched, "I" is not "peanut".
+    # other there; among all the messages searched, "city" in half of them is not "sister".
     lengths = (own_terms.lengths if own_terms.lengths is not None
                else np.ones(n, dtype=np.float32))
     mean_length = float(lengths.mean()) if n and float(lengths.mean()) > 0 else 1.0
-    scope_norm = (_K1 * (1.0 - _B + _B * lengths / np.float32(mean_length))).astype(np.float32)
     scope_total = 0.0
     for term in query.terms:
         docs, tf = _postings(own_terms, term)
@@ -502,7 +501,10 @@ def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
         wide = np.float32(np.log1p((n - docs.shape[0] + 0.5) / (docs.shape[0] + 0.5)))
         scope_total += float(wide)
         acc["cov_scope"][docs] += wide
-        acc["bm25_scope"][docs] += wide * tf * (_K1 + 1) / (tf + scope_norm[docs])
+        # The length norm of the messages holding the term only (not a pass over all).
+        norm = (_K1 * (1.0 - _B + _B * lengths[docs] / np.float32(mean_length))
+                ).astype(np.float32)
+        acc["bm25_scope"][docs] += wide * tf * (_K1 + 1) / (tf + norm)
         kdocs, ktf = _postings(key_terms, term)
         kidf = idf_of[g.codes[kdocs]]
         acc["cov_key"][kdocs] += kidf
