@@ -79,6 +79,9 @@ KS = (1, 5, 10)
 L2 = 1.0
 HIDDEN = 0
 TREES = 100
+# Boosted trees of the answer gate's judge, apart from the ranker's: ``--trees`` then tries
+# another ranker without moving whether a search answers.
+JUDGE_TREES = 100
 DEPTH = 3
 # Boosted trees of the semantic ranker: none. 40 lifted every set's out-of-fold R@5 to or
 # above plain cosine, but at the default floor the held-out set's semantic R@5 fell from 76.1
@@ -370,7 +373,7 @@ def train(queries: Sequence[Query], mode: str) -> LearnedRanker:
         coef, bias = fit_logistic(z, y, w, L2)
     names = {"hybrid": FEATURES, "judge": JUDGE_FEATURES}.get(mode, SEMANTIC_FEATURES)
     trees = None
-    n_trees = TREES if mode in ("hybrid", "judge") else SEMANTIC_TREES
+    n_trees = {"hybrid": TREES, "judge": JUDGE_TREES}.get(mode, SEMANTIC_TREES)
     if n_trees and LISTWISE:
         zk = z[keep]
         base = zk @ coef + bias
@@ -735,7 +738,8 @@ async def main() -> None:
     parser.add_argument("--hidden", type=int, default=None,
                         help="tanh units beside the logistic model (0: plain logistic)")
     parser.add_argument("--trees", type=int, default=None,
-                        help="boosted trees added to the logistic model (0: none)")
+                        help="boosted trees added to the hybrid ranker's logistic model (0: "
+                             "none; the answer gate's judge keeps JUDGE_TREES)")
     parser.add_argument("--depth", type=int, default=None,
                         help="depth of the boosted trees")
     parser.add_argument("--semantic-trees", type=int, default=None,
