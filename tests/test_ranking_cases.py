@@ -23,6 +23,7 @@ searched whole (``exclude_window=False``).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import cast
 
 import pytest
@@ -211,20 +212,28 @@ async def memory(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Memo
         yield mem
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def wide(memory: Memory) -> AsyncIterator[Memory]:
-    """Another tenant of the same database (the model shared): 40 one-message sessions, one
-    a day, oldest first."""
-    mem = memory.sibling("wide", background=True)
+@asynccontextmanager
+async def _one_per_session(memory: Memory, tenant: str, prefix: str,
+                           texts: Sequence[str]) -> AsyncIterator[Memory]:
+    """Another tenant of the same database (the model shared) holding ``texts`` as sessions
+    of one message each, one a day, oldest first."""
+    mem = memory.sibling(tenant, background=True)
     try:
         start = 1_700_000_000 * 10**9
-        for i, text in enumerate(WIDE):
-            await mem.add_many(f"note-{i:02d}", [{"role": "user", "content": text,
-                                                  "at": start + i * DAY}])
+        for i, text in enumerate(texts):
+            await mem.add_many(f"{prefix}-{i:02d}", [{"role": "user", "content": text,
+                                                      "at": start + i * DAY}])
         await mem.flush()
         yield mem
     finally:
         await mem.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def wide(memory: Memory) -> AsyncIterator[Memory]:
+    """Another tenant: the 40 one-message sessions of :data:`WIDE`."""
+    async with _one_per_session(memory, "wide", "note", WIDE) as mem:
+        yield mem
 
 
 # Memories kept one per session, a day apart: "city" and "next month" are in many of them,
@@ -247,16 +256,8 @@ LISBON = MEMORIES[5]
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def memories(memory: Memory) -> AsyncIterator[Memory]:
     """Another tenant: :data:`MEMORIES`, one per session."""
-    mem = memory.sibling("memories", background=True)
-    try:
-        start = 1_700_000_000 * 10**9
-        for i, text in enumerate(MEMORIES):
-            await mem.add_many(f"memory-{i:02d}", [{"role": "user", "content": text,
-                                                    "at": start + i * DAY}])
-        await mem.flush()
+    async with _one_per_session(memory, "memories", "memory", MEMORIES) as mem:
         yield mem
-    finally:
-        await mem.close()
 
 
 PLANS = (
