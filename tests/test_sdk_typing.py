@@ -21,7 +21,9 @@ def test_outputs_fit_the_sdks_and_misspelled_choices_are_type_errors(
     good, wrong = HERE / "sdk_calls.py", HERE / "wrong_literals.py"
     # The SDKs are large: a cache kept between runs (pytest's) makes every run after the
     # first take seconds.
-    cache = request.config.cache.mkdir("mypy") if request.config.cache else None
+    # (None under ``-p no:cacheprovider``, which leaves the attribute out.)
+    kept = getattr(request.config, "cache", None)
+    cache = kept.mkdir("mypy") if kept is not None else None
     stdout, stderr, _ = mypy_api.run([
         "--strict", "--no-error-summary", "--show-error-codes", "--python-version", "3.11",
         *(["--cache-dir", str(cache)] if cache else []), str(good), str(wrong)])
