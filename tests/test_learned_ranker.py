@@ -106,7 +106,7 @@ def test_a_message_has_the_same_features_alone_or_beside_other_sessions(query: s
 
 def test_a_word_many_memories_hold_weighs_less_across_the_memories_searched() -> None:
     """Memories kept one per session: within its own session every word a memory holds is as
-    rare as any other, so its coverage of "dog peanut" is a half whichever word it holds.
+    rare as any other, so its coverage of "dog peanut" is the same whichever word it holds.
     Among all the memories searched, "dog" (in four of them) weighs less than "peanut" (in
     one), and the memory holding "peanut" covers more of the query, and scores more BM25."""
     memories = ["My dog sleeps a lot.", "The dog park opens at nine.", "A dog barked at night.",

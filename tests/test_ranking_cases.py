@@ -468,6 +468,6 @@ async def test_words_many_memories_hold_do_not_outweigh_the_one_that_answers(
     and "next month", which half the memories hold, counted as much as "sister": the city
     marathon next month came first. Weighed by how many of all the memories searched hold
     each word, the sister's memory does."""
-    query = "I'm visiting my sister next month, which city does she live in now?"
+    query = "I'm visiting my sister next month, which city does she live in?"
     matched = _matched(await _search(memories, None, query, "hybrid"))
     assert matched and matched[0].message.content == LISBON, _show(matched)
