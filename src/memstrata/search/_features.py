@@ -481,7 +481,8 @@ def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,
     # other there; among all the messages searched, "city" in half of them is not "sister".
     lengths = (own_terms.lengths if own_terms.lengths is not None
                else np.ones(n, dtype=np.float32))
-    mean_length = float(lengths.mean()) if n and float(lengths.mean()) > 0 else 1.0
+    mean_length = float(lengths.mean()) if n else 1.0
+    mean_length = mean_length if mean_length > 0 else 1.0
     scope_total = 0.0
     for term in query.terms:
         docs, tf = _postings(own_terms, term)
