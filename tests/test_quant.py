@@ -112,3 +112,20 @@ def test_float_query_leaves_only_the_rows_rounding() -> None:
     qq, qs = quantise(query)
     both = dots(mq, ms, qq[0], float(qs[0]))
     assert float(np.abs(got - exact).mean()) < 0.8 * float(np.abs(both - exact).mean())
+
+
+def test_float_query_in_one_pass_equals_its_two_parts_multiplied_apart() -> None:
+    """The query and what its rounding left are multiplied in one pass over the rows; the
+    result is, bit for bit, the two products taken one after the other and summed."""
+    rng = np.random.default_rng(6)
+    query = _unit(rng, 1, 512)[0]
+    q1, s1 = quantise(query)
+    q2, s2 = quantise(query - dequantise(q1, s1)[0])
+    for n in (0, 1, 3, 700):
+        mq, ms = quantise(_unit(rng, n, 512)) if n else (
+            np.zeros((0, 512), dtype=np.int8), np.zeros(0, dtype=np.float32))
+        apart = (dots(mq, ms, q1[0], float(s1[0])).astype(np.float64)
+                 + dots(mq, ms, q2[0], float(s2[0])).astype(np.float64)).astype(np.float32)
+        got = query_dots(mq, ms, query)
+        assert got.dtype == np.float32 and got.shape == (n,)
+        assert np.array_equal(got, apart)

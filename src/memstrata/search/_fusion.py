@@ -479,20 +479,32 @@ _CENTRED_COLUMNS = tuple(FEATURES.index(name) for name in CENTRED)
 
 def _centred_candidates(x: FloatArray, ranker: LearnedRanker, refine: int,
                         hubs: Callable[[IntArray], tuple[FloatArray, FloatArray]] | None,
-                        query_vector: FloatArray | None) -> None:
-    # The columns are left NaN for every row (candidates_only) or for none.
+                        query_vector: FloatArray | None) -> FloatArray | None:
+    """Fill the centred columns (left NaN for every row, or for none) and return the linear
+    part of every row's log-odds, the candidates' worked out again with them filled; or
+    ``None`` when every row is a candidate (or there is nothing to fill)."""
     if not np.isnan(x[0, _CENTRED_COLUMNS[0]]):
-        return
+        return None
     for j in _CENTRED_COLUMNS:
         x[:, j] = ranker.mean[j]
     if hubs is None or query_vector is None or ranker.centre is None:
-        return
+        return None
     n = x.shape[0]
-    if n > refine:
-        rows = np.sort(np.argpartition(-ranker.logits(x, refine=0), refine - 1)[:refine])
-    else:
+    linear = None
+    if n <= refine:
         rows = np.arange(n)
+    elif ranker.hidden is None:
+        linear = ranker.linear(x)
+        rows = np.sort(np.argpartition(-linear, refine - 1)[:refine])
+    else:
+        rows = np.sort(np.argpartition(-ranker.logits(x, refine=0), refine - 1)[:refine])
     fill_centred(x, rows, hubs(rows), ranker.centre, query_vector)
+    if linear is not None:
+        # Only the candidates' rows changed. Gathered column by column, as ``x`` lies, their
+        # products are summed in the order a pass over all of ``x`` sums them, so each is,
+        # bit for bit, what that second pass would give it.
+        linear[rows] = ranker.linear(np.asfortranarray(x[rows]))
+    return linear
 
 
 def rank_features(ids: IntArray, x: FloatArray, ranker: LearnedRanker, *, k: int,
@@ -510,9 +522,10 @@ def rank_features(ids: IntArray, x: FloatArray, ranker: LearnedRanker, *, k: int
     rows' own and keyed vectors' products with the centre); the other rows keep the mean."""
     semantic = ranker.mode == "semantic"
     refine = max(REFINE, 8 * k)
+    linear = None
     if not semantic and ranker.centre is not None and x.shape[0]:
-        _centred_candidates(x, ranker, refine, hubs, query_vector)
-    p = ranker.probability(x, refine=refine)
+        linear = _centred_candidates(x, ranker, refine, hubs, query_vector)
+    p = ranker.probability(x, refine=refine, linear=linear)
     mask = np.ones(p.shape, dtype=np.bool_) if eligible is None else eligible.copy()
     if semantic and present is not None:
         mask &= present

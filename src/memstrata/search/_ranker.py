@@ -227,12 +227,20 @@ class LearnedRanker:
         b = float(self.bias) - float(self.mean.astype(np.float64) @ w)
         return w.astype(np.float32), np.float32(b)
 
-    def logits(self, x: FloatArray, refine: int | None = None) -> FloatArray:
-        """The model's log-odds for each row of ``x``. With ``refine``, the trees (when the
-        model has any) are added to the ``refine`` rows the linear part ranks highest only:
-        the others keep the linear log-odds (a search reads only the best few)."""
+    def linear(self, x: FloatArray) -> FloatArray:
+        """The linear part of the log-odds for each row of ``x``."""
         w, b = self._folded
         out: FloatArray = (x @ w + b).astype(np.float32, copy=False)
+        return out
+
+    def logits(self, x: FloatArray, refine: int | None = None, *,
+               linear: FloatArray | None = None) -> FloatArray:
+        """The model's log-odds for each row of ``x``. With ``refine``, the trees (when the
+        model has any) are added to the ``refine`` rows the linear part ranks highest only:
+        the others keep the linear log-odds (a search reads only the best few). ``linear``:
+        :meth:`linear` of ``x``, when the caller has it already (the rest is added to it in
+        place)."""
+        out = self.linear(x) if linear is None else linear
         if (self.hidden is not None and self.hidden_bias is not None
                 and self.out is not None):
             z = (x - self.mean) / self.scale
@@ -245,8 +253,9 @@ class LearnedRanker:
                 out[rows] += self.trees((x[rows] - self.mean) / self.scale)
         return out
 
-    def probability(self, x: FloatArray, refine: int | None = None) -> FloatArray:
-        z = np.clip(self.logits(x, refine), -30.0, 30.0)
+    def probability(self, x: FloatArray, refine: int | None = None, *,
+                    linear: FloatArray | None = None) -> FloatArray:
+        z = np.clip(self.logits(x, refine, linear=linear), -30.0, 30.0)
         out: FloatArray = (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
         return out
 
