@@ -160,7 +160,8 @@ def test_a_query_asking_how_a_thing_stood_first_or_stands_now_is_told_apart(
 
 def test_cue_columns_weigh_the_message_by_its_age_and_place_in_its_session() -> None:
     """``early_place`` is 1 for a session's oldest message and 0 for its newest, ``*_age``
-    the message's age; all four are 0 for a query with no cue."""
+    the message's age; all four are 0 for a query with no cue. Semantic search has
+    ``early_place``."""
     texts = ["We plan for 80 guests.", "Venue booked.", "Now we are at 120 guests."]
     day = 86_400 * 10**9
     times = [10**18, 10**18 + day, 10**18 + 4 * day]
@@ -182,6 +183,11 @@ def test_cue_columns_weigh_the_message_by_its_age_and_place_in_its_session() -> 
     assert column(latest, "early_age") == [0.0, 0.0, 0.0]
     for name in ("early_age", "late_age", "early_place", "late_place"):
         assert column("How many guests?", name) == [0.0, 0.0, 0.0]
+    # Semantic search reads the first cue's place too (the cue words are the query's alone).
+    for query, want in ((first, [1.0, 0.75, 0.0]), (latest, [0.0, 0.0, 0.0])):
+        x = session_features(index, query_terms_of(query), qv, now=now, semantic_only=True)
+        got = [round(float(v), 4) for v in x[:, SEMANTIC_FEATURES.index("early_place")]]
+        assert got == want, query
 
 
 def test_a_ranker_of_other_features_is_refused() -> None:

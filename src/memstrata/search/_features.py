@@ -103,8 +103,10 @@ search works them out for its candidates only (:func:`fill_centred`)."""
 SEMANTIC_FEATURES: tuple[str, ...] = (
     "cos_own", "cos_key", "cos_prev", "cos_next", "cos_own_sq", "cos_own_len", "time",
     "sender", "length", "age", "script", "question", "query_terms", "session_size",
-    "rel_sim", "rel_sim_size", "content")
-"""The features of a semantic search: no word of the query is looked up."""
+    "rel_sim", "rel_sim_size", "content", "early_place")
+"""The features of a semantic search: no word of the query is looked up among the
+messages' words. (The cue words are read in the query alone: whether it asks how a thing
+stood at first.)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,13 +385,13 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     cols["rel_sim"] = np.where(span > 0, (smooth - low) / np.where(span > 0, span, 1.0),
                                0.0).astype(np.float32)
     cols["rel_sim_size"] = cols["rel_sim"] * cols["session_size"]
+    _cue_columns(cols, query.cues, times, codes, g.count, contiguous)
     if not semantic_only:
         _keyword_columns(cols, own_terms, key_terms, query, info, g)
         best = _group_max(cols["bm25_key"], codes, g.count, contiguous)
         cols["rel_bm25_key"] = np.where(best > 0, cols["bm25_key"] / np.where(
             best > 0, best, 1.0), 0.0).astype(np.float32)
         cols["rel_bm25_size"] = cols["rel_bm25_key"] * cols["session_size"]
-        _cue_columns(cols, query.cues, times, codes, g.count, contiguous)
         for name, base in (("cos_gap", cos_own), ("cov_gap", cols["cov_own"])):
             top = float(base.max()) if n else 0.0
             cols[name] = (base - np.float32(top)).astype(np.float32)

@@ -34,9 +34,9 @@ LEARNED_FLOOR: dict[str, float] = {"hybrid": 0.0045, "semantic": 0.004}
 unset), per mode; when it falls short the search returns nothing. Chosen from the
 out-of-fold curve of ``bench/train_ranker.py`` as the lowest floor (in steps of 0.0005) at
 which at least 95 % of searches about subjects a conversation never touches return nothing:
-95.5 % in hybrid mode, 96.0 % in semantic mode. Questions in a conversation's own words about
+95.5 % in hybrid mode, 95.9 % in semantic mode. Questions in a conversation's own words about
 a thing it never mentions (another pet's name, a trip never taken) are harder: 52.2 % /
-60.6 % of them return nothing at these floors (docs/benchmarks.md). A ranker with an answer
+60.2 % of them return nothing at these floors (docs/benchmarks.md). A ranker with an answer
 gate (:class:`Gate`: the shipped hybrid one) decides by it instead, which returns nothing for
 56.6 % of those in hybrid mode. A floor the caller sets applies to every hit instead."""
 BEST_SHARE: dict[str, float] = {"hybrid": 0.02, "semantic": 0.05}
