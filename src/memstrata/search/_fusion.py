@@ -500,10 +500,12 @@ def _centred_candidates(x: FloatArray, ranker: LearnedRanker, refine: int,
         rows = np.sort(np.argpartition(-ranker.logits(x, refine=0), refine - 1)[:refine])
     fill_centred(x, rows, hubs(rows), ranker.centre, query_vector)
     if linear is not None:
-        # Only the candidates' rows changed. Gathered column by column, as ``x`` lies, their
-        # products are summed in the order a pass over all of ``x`` sums them, so each is,
-        # bit for bit, what that second pass would give it.
-        linear[rows] = ranker.linear(np.asfortranarray(x[rows]))
+        # Only the candidates' rows changed. Gathered in the layout ``x`` has (column by
+        # column, as the features are built), their products are summed in the order a pass
+        # over all of ``x`` sums them, so each is, bit for bit, what that pass would give.
+        picked = x[rows]
+        linear[rows] = ranker.linear(np.asfortranarray(picked) if x.flags.f_contiguous
+                                     else np.ascontiguousarray(picked))
     return linear
 
 
