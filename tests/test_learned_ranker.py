@@ -448,21 +448,27 @@ def test_training_pins_the_blas_kernels_the_shipped_weights_were_made_with() -> 
     else:
         assert "not SkylakeX" in done.stderr
 
-def _centred_ranker(seed: int) -> LearnedRanker:
-    """A hybrid ranker leaning on the centred cosines, with a tree splitting on one."""
+def _centred_ranker(seed: int, hidden: int = 0) -> LearnedRanker:
+    """A hybrid ranker leaning on the centred cosines, with a tree splitting on one (and
+    ``hidden`` tanh units beside its linear part)."""
     rng = np.random.default_rng(seed)
     d = len(FEATURES)
     weights = rng.normal(scale=0.3, size=d).astype(np.float32)
     weights[FEATURES.index("ccos_own")] = 4.0
     trees = Trees(np.asarray([[FEATURES.index("ccos_key")]], dtype=np.int16),
                   np.asarray([[0.1]], dtype=np.float32), np.asarray([[-1.0, 1.0]], np.float32))
+    layer = {}
+    if hidden:
+        layer = {"hidden": rng.normal(scale=0.5, size=(d, hidden)).astype(np.float32),
+                 "hidden_bias": rng.normal(size=hidden).astype(np.float32),
+                 "out": rng.normal(size=hidden).astype(np.float32)}
     return LearnedRanker(mode="hybrid", features=FEATURES, mean=np.full(d, 0.1, np.float32),
                          scale=np.ones(d, np.float32), weights=weights, bias=-3.0, trees=trees,
-                         centre=(rng.normal(size=16) * 0.1).astype(np.float32))
+                         centre=(rng.normal(size=16) * 0.1).astype(np.float32), **layer)
 
 
-@pytest.mark.parametrize("n", [40, 700])
-def test_a_search_works_the_centred_cosines_out_for_its_candidates(n: int) -> None:
+@pytest.mark.parametrize(("n", "hidden"), [(40, 0), (700, 0), (700, 4)])
+def test_a_search_works_the_centred_cosines_out_for_its_candidates(n: int, hidden: int) -> None:
     """The search computes the centre's products for its candidates only (the rows the linear
     part ranks highest; every row of a short session), and its hits score as they would with
     every row's features worked out, which is what the ranker was trained on."""
@@ -470,7 +476,7 @@ def test_a_search_works_the_centred_cosines_out_for_its_candidates(n: int) -> No
     own, keyed = _vectors(texts, 5), _vectors(texts, 6)
     index = build_session_index(list(range(n)), texts, ["a"] * n,
                                 [10**18 + i for i in range(n)], keyed, own_vectors=own)
-    ranker = _centred_ranker(1)
+    ranker = _centred_ranker(1, hidden)
     assert ranker.centre is not None
     q = query_terms_of("trains")
     qv = own[3] + 0.5 * _vectors(["q"], 9)[0]

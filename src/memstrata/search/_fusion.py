@@ -490,22 +490,22 @@ def _centred_candidates(x: FloatArray, ranker: LearnedRanker, refine: int,
     if hubs is None or query_vector is None or ranker.centre is None:
         return None
     n = x.shape[0]
-    linear = None
     if n <= refine:
         rows = np.arange(n)
-    elif ranker.hidden is None:
-        linear = ranker.linear(x)
-        rows = np.sort(np.argpartition(-linear, refine - 1)[:refine])
-    else:
-        rows = np.sort(np.argpartition(-ranker.logits(x, refine=0), refine - 1)[:refine])
+        fill_centred(x, rows, hubs(rows), ranker.centre, query_vector)
+        return None
+    linear = ranker.linear(x)
+    # Candidates by the log-odds without trees (the linear part, and a hidden layer if any).
+    lead = linear if ranker.hidden is None else ranker.logits(x, refine=0,
+                                                              linear=linear.copy())
+    rows = np.sort(np.argpartition(-lead, refine - 1)[:refine])
     fill_centred(x, rows, hubs(rows), ranker.centre, query_vector)
-    if linear is not None:
-        # Only the candidates' rows changed. Gathered in the layout ``x`` has (column by
-        # column, as the features are built), their products are summed in the order a pass
-        # over all of ``x`` sums them, so each is, bit for bit, what that pass would give.
-        picked = x[rows]
-        linear[rows] = ranker.linear(np.asfortranarray(picked) if x.flags.f_contiguous
-                                     else np.ascontiguousarray(picked))
+    # Only the candidates' rows changed. Gathered in the layout ``x`` has (column by column,
+    # as the features are built), their products are summed in the order a pass over all of
+    # ``x`` sums them, so each is, bit for bit, what that pass would give.
+    picked = x[rows]
+    linear[rows] = ranker.linear(np.asfortranarray(picked) if x.flags.f_contiguous
+                                 else np.ascontiguousarray(picked))
     return linear
 
 
