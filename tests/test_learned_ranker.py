@@ -457,14 +457,13 @@ def _centred_ranker(seed: int, hidden: int = 0) -> LearnedRanker:
     weights[FEATURES.index("ccos_own")] = 4.0
     trees = Trees(np.asarray([[FEATURES.index("ccos_key")]], dtype=np.int16),
                   np.asarray([[0.1]], dtype=np.float32), np.asarray([[-1.0, 1.0]], np.float32))
-    layer = {}
-    if hidden:
-        layer = {"hidden": rng.normal(scale=0.5, size=(d, hidden)).astype(np.float32),
-                 "hidden_bias": rng.normal(size=hidden).astype(np.float32),
-                 "out": rng.normal(size=hidden).astype(np.float32)}
-    return LearnedRanker(mode="hybrid", features=FEATURES, mean=np.full(d, 0.1, np.float32),
-                         scale=np.ones(d, np.float32), weights=weights, bias=-3.0, trees=trees,
-                         centre=(rng.normal(size=16) * 0.1).astype(np.float32), **layer)
+    centre = (rng.normal(size=16) * 0.1).astype(np.float32)
+    return LearnedRanker(
+        mode="hybrid", features=FEATURES, mean=np.full(d, 0.1, np.float32),
+        scale=np.ones(d, np.float32), weights=weights, bias=-3.0, trees=trees, centre=centre,
+        hidden=rng.normal(scale=0.5, size=(d, hidden)).astype(np.float32) if hidden else None,
+        hidden_bias=rng.normal(size=hidden).astype(np.float32) if hidden else None,
+        out=rng.normal(size=hidden).astype(np.float32) if hidden else None)
 
 
 @pytest.mark.parametrize(("n", "hidden"), [(40, 0), (700, 0), (700, 4)])
