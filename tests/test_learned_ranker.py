@@ -21,6 +21,7 @@ from memstrata.search._features import (
     SCOPED,
     SEMANTIC_FEATURES,
     centred_cosines,
+    feedback_columns,
     query_terms_of,
 )
 from memstrata.search._fusion import build_session_index, rank_learned, session_features
@@ -448,6 +449,33 @@ def test_training_pins_the_blas_kernels_the_shipped_weights_were_made_with() -> 
     else:
         assert "not SkylakeX" in done.stderr
 
+def test_the_feedback_is_drawn_from_the_three_leading_messages() -> None:
+    """``cos_feedback`` is each message's cosine with the normalised mean of the vectors of
+    the three messages leading on ``ccos_own + cov_own`` (the first of equals first);
+    ``cos_expanded`` its cosine with the unit query plus that mean. Without a query vector
+    there is no feedback."""
+    own = _vectors([f"m{i}" for i in range(8)], 3)
+    q = _vectors(["q"], 4)[0] * 2.0
+    cos = own @ (q / np.linalg.norm(q))
+    lead = np.asarray([0.1, 0.9, 0.2, 0.8, 0.7, 0.0, 0.0, 0.3], dtype=np.float32)
+    feedback, expanded = feedback_columns(own, lead, cos, q)
+    mean = own[[1, 3, 4]].mean(axis=0)
+    f = mean / np.linalg.norm(mean)
+    np.testing.assert_allclose(feedback, own @ f, atol=1e-6)
+    e = q / np.linalg.norm(q) + f
+    np.testing.assert_allclose(expanded, own @ (e / np.linalg.norm(e)), atol=1e-6)
+    # The three leaders are each closer to what they say together than the others are.
+    assert set(np.argsort(-feedback)[:3].tolist()) == {1, 3, 4}
+    tied, _ = feedback_columns(own, np.zeros(8, np.float32), cos, q)
+    first = own[:3].mean(axis=0)
+    np.testing.assert_allclose(tied, own @ (first / np.linalg.norm(first)), atol=1e-6)
+    none, plain = feedback_columns(own, lead, cos, None)
+    assert not none.any()
+    np.testing.assert_array_equal(plain, cos)
+    empty, _ = feedback_columns(np.zeros((8, 16), np.float32), lead, cos, q)
+    assert not empty.any()
+
+
 def _centred_ranker(seed: int, hidden: int = 0) -> LearnedRanker:
     """A hybrid ranker leaning on the centred cosines, with a tree splitting on one (and
     ``hidden`` tanh units beside its linear part)."""
@@ -455,6 +483,11 @@ def _centred_ranker(seed: int, hidden: int = 0) -> LearnedRanker:
     d = len(FEATURES)
     weights = rng.normal(scale=0.3, size=d).astype(np.float32)
     weights[FEATURES.index("ccos_own")] = 4.0
+    # The candidates are the rows leading on meaning and words, as a trained ranker's are,
+    # so the feedback drawn from them is the one drawn from every row.
+    weights[FEATURES.index("cos_own")] = 4.0
+    weights[FEATURES.index("cov_own")] = 4.0
+    weights[FEATURES.index("cos_feedback")] = 3.0
     trees = Trees(np.asarray([[FEATURES.index("ccos_key")]], dtype=np.int16),
                   np.asarray([[0.1]], dtype=np.float32), np.asarray([[-1.0, 1.0]], np.float32))
     centre = (rng.normal(size=16) * 0.1).astype(np.float32)
@@ -484,6 +517,7 @@ def test_a_search_works_the_centred_cosines_out_for_its_candidates(n: int, hidde
     lazy = session_features(index, q, qv, now=2 * 10**18, centre=ranker.centre,
                             candidates_only=True)
     assert np.isnan(lazy[:, FEATURES.index("ccos_own")]).all()
+    assert np.isnan(lazy[:, FEATURES.index("cos_feedback")]).all()
     hits = rank_learned(index, q, qv, ranker, k=8, now=2 * 10**18)
     assert int(np.argmax(full)) in [h.id for h in hits]
     np.testing.assert_allclose([h.score for h in hits], full[[h.id for h in hits]], atol=1e-6)

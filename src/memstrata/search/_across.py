@@ -92,6 +92,10 @@ def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
         return index.cosines(dataclasses.replace(selection, rows=selection.rows[rows]),
                              ranker.centre)
 
+    def own_vectors(rows: npt.NDArray[np.intp]) -> FloatArray:
+        # The candidates' own-text vectors, for the feedback drawn from them.
+        return index.own_vectors(selection.rows[rows])
+
     return rank_features(selection.ids, x, ranker, k=k, present=selection.present,
                          eligible=eligible, min_probability=min_probability, hubs=hubs,
-                         query_vector=q)
+                         own_vectors=own_vectors, query_vector=q)

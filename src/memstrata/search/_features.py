@@ -5,9 +5,10 @@ own session (its terms' rarity there, its neighbours), not on the other messages
 The :data:`SCOPED` ones are not: two compare the message with the best of the messages
 searched, which tells the ranker how a message stands among its rivals, and two weigh the
 query's words by how many of the messages searched hold each, which tells it that a word
-half the memories hold says little even where each memory is a session of its own. They are
-worked out over the session, or every session of a tenant-wide search, in one pass; never
-session by session. The answer gate's judge reads the absolute ones only
+half the memories hold says little even where each memory is a session of its own; two more
+compare it with what the best of them say together (pseudo-relevance feedback, which finds a
+memory worded unlike the query but like its best matches). They are worked out over the
+session, or every session of a tenant-wide search, in one pass; never session by session. The answer gate's judge reads the absolute ones only
 (:data:`JUDGE_FEATURES`), so whether a search has an answer does not depend on how many
 messages it searched.
 
@@ -29,10 +30,10 @@ from ._cues import Cues, query_cues
 from ._dates import TimeSpan, query_time_spans, time_prior
 from ._scores import semantic_scores, sender_prior
 
-__all__ = ["CENTRED", "FEATURES", "JUDGE_FEATURES", "SCOPED", "SEMANTIC_FEATURES", "Groups",
-           "QueryTerms", "Signals",
-           "centred_cosines", "feature_matrix", "fill_centred", "query_terms_of",
-           "session_groups", "signals"]
+__all__ = ["CENTRED", "FEATURES", "FEEDBACK", "FEEDBACK_SIZE", "JUDGE_FEATURES", "SCOPED",
+           "SEMANTIC_FEATURES", "Groups", "QueryTerms", "Signals",
+           "centred_cosines", "feature_matrix", "feedback_columns", "fill_centred",
+           "fill_feedback", "query_terms_of", "session_groups", "signals"]
 
 FloatArray = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
@@ -85,12 +86,16 @@ FEATURES: tuple[str, ...] = (
     "cov_scope",      # cov_own with each query term weighed by its idf among all the
                       # messages searched, not within the message's session
     "bm25_scope",     # bm25_own likewise, its lengths against the mean of all searched
+    "cos_feedback",   # own-text cosine with the feedback vector: the mean of the own-text
+                      # vectors of the FEEDBACK_SIZE messages leading by ccos_own + cov_own
+    "cos_expanded",   # own-text cosine with the query's vector plus the feedback vector
 )
 """The features of a hybrid search, in column order."""
 
-SCOPED: tuple[str, ...] = ("cos_gap", "cov_gap", "cov_scope", "bm25_scope")
-"""The features that compare a message with the other messages searched, or weigh the
-query's words by how many of them hold each."""
+SCOPED: tuple[str, ...] = ("cos_gap", "cov_gap", "cov_scope", "bm25_scope", "cos_feedback",
+                           "cos_expanded")
+"""The features that compare a message with the other messages searched, weigh the query's
+words by how many of them hold each, or compare it with what the best of them say."""
 
 JUDGE_FEATURES: tuple[str, ...] = FEATURES[:FEATURES.index("early_age")]
 """The features the answer gate's judge reads: a message's own evidence, the same whichever
@@ -99,6 +104,15 @@ messages are searched with it, and no cue word (:class:`memstrata.search._ranker
 CENTRED: tuple[str, ...] = ("ccos_own", "ccos_key", "hub_query", "hub_own")
 """The features that need each message's vectors' products with the ranker's centre: a
 search works them out for its candidates only (:func:`fill_centred`)."""
+
+FEEDBACK: tuple[str, ...] = ("cos_feedback", "cos_expanded")
+"""The features of pseudo-relevance feedback: each message's cosine with what the messages
+that lead on the query's meaning and words say, so a memory worded unlike the query but like
+its best matches comes up (:func:`feedback_columns`). They read the centred cosines, so a
+search works them out for its candidates too (:func:`fill_feedback`)."""
+
+FEEDBACK_SIZE = 3
+"""How many leading messages' vectors make the feedback vector."""
 
 SEMANTIC_FEATURES: tuple[str, ...] = (
     "cos_own", "cos_key", "cos_prev", "cos_next", "cos_own_sq", "cos_own_len", "time",
@@ -312,7 +326,8 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     keyed vectors' products with ``centre``) likewise. ``centre`` is the embedder's mean
     vector the ranker was trained with (``None``: the zero vector, so the centred cosines
     are the plain ones). With ``candidates_only`` (and no ``hubs``) the :data:`CENTRED`
-    columns are left NaN, for :func:`fill_centred` to work out on the rows a search keeps.
+    and :data:`FEEDBACK` columns are left NaN, for :func:`fill_centred` and
+    :func:`fill_feedback` to work out on the rows a search keeps.
     ``sessions``: the messages' :func:`session_groups` (of ``groups``, or of one session),
     when the caller keeps them; worked out here otherwise.
     """
@@ -336,8 +351,10 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
         cos_own = cos_key = zeros
     cols["cos_own"] = cos_own
     cols["cos_key"] = cos_key
+    # The columns a search works out for its candidates only (rank_features).
+    lazy = candidates_only and centre is not None and hubs is None
     if not semantic_only:
-        if candidates_only and centre is not None and hubs is None:
+        if lazy:
             for name in CENTRED:
                 cols[name] = np.full(n, np.nan, dtype=np.float32)
         else:
@@ -395,6 +412,12 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
         for name, base in (("cos_gap", cos_own), ("cov_gap", cols["cov_own"])):
             top = float(base.max()) if n else 0.0
             cols[name] = (base - np.float32(top)).astype(np.float32)
+        if lazy:
+            for name in FEEDBACK:
+                cols[name] = np.full(n, np.nan, dtype=np.float32)
+        else:
+            cols["cos_feedback"], cols["cos_expanded"] = feedback_columns(
+                own_vectors, cols["ccos_own"] + cols["cov_own"], cos_own, query_vector)
     names = SEMANTIC_FEATURES if semantic_only else FEATURES
     # Column by column into one array laid out by column (no stacked copy).
     out: FloatArray = np.empty((len(names), n), dtype=np.float32)
@@ -464,6 +487,44 @@ def fill_centred(x: FloatArray, rows: npt.NDArray[np.intp], hubs: tuple[FloatArr
     _centred_columns(cols, centre, hubs, None, None, query_vector)
     for name in CENTRED:
         x[rows, j[name]] = cols[name]
+
+
+def feedback_columns(own: FloatArray | None, lead: FloatArray, cos_own: FloatArray,
+                     query_vector: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+    """``cos_feedback`` and ``cos_expanded`` of messages whose own-text vectors are the unit
+    rows ``own`` (zero where a message has none yet): the feedback vector is the normalised
+    mean of the vectors of the :data:`FEEDBACK_SIZE` messages highest in ``lead`` (the first
+    of equals first), and each message's cosine is taken with it and with the unit query
+    plus it. Without vectors (or a query) there is no feedback: 0, and the plain cosine."""
+    n = lead.shape[0]
+    q = None if query_vector is None else np.asarray(query_vector, np.float32).ravel()
+    qn = 0.0 if q is None else float(np.linalg.norm(q))
+    if own is None or q is None or qn == 0.0 or not n:
+        return np.zeros(n, dtype=np.float32), cos_own.astype(np.float32)
+    top = np.argsort(-lead, kind="stable")[:FEEDBACK_SIZE]
+    mean = own[top].mean(axis=0)
+    size = float(np.linalg.norm(mean))
+    if size == 0.0:
+        return np.zeros(n, dtype=np.float32), cos_own.astype(np.float32)
+    feedback = (mean / np.float32(size)).astype(np.float32)
+    expanded = q / np.float32(qn) + feedback
+    expanded = (expanded / np.float32(np.linalg.norm(expanded))).astype(np.float32)
+    both = (own @ np.stack([feedback, expanded], axis=1)).astype(np.float32)
+    return np.ascontiguousarray(both[:, 0]), np.ascontiguousarray(both[:, 1])
+
+
+def fill_feedback(x: FloatArray, rows: npt.NDArray[np.intp], own: FloatArray,
+                  query_vector: FloatArray) -> None:
+    """Work out the :data:`FEEDBACK` columns of ``x`` (hybrid features, the centred ones of
+    ``rows`` filled) for ``rows`` only, given their own-text vectors (in ``rows`` order): the
+    feedback is drawn from those rows."""
+    if not rows.shape[0]:
+        return
+    j = {name: FEATURES.index(name) for name in (*FEEDBACK, "ccos_own", "cov_own", "cos_own")}
+    lead = x[rows, j["ccos_own"]] + x[rows, j["cov_own"]]
+    feedback, expanded = feedback_columns(own, lead, x[rows, j["cos_own"]], query_vector)
+    x[rows, j["cos_feedback"]] = feedback
+    x[rows, j["cos_expanded"]] = expanded
 
 
 def _keyword_columns(cols: dict[str, FloatArray], own_terms: KeywordIndex,

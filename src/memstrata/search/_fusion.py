@@ -74,10 +74,12 @@ from ._dates import TimeSpan, query_time_spans, time_prior
 from ._features import (
     CENTRED,
     FEATURES,
+    FEEDBACK,
     QueryTerms,
     Signals,
     feature_matrix,
     fill_centred,
+    fill_feedback,
     signals,
 )
 from ._ranker import LearnedRanker
@@ -469,37 +471,57 @@ def rank_learned(index: SessionIndex, query: QueryTerms, query_vector: FloatArra
         return ((own[rows] @ ranker.centre).astype(np.float32),
                 (index.vectors[rows] @ ranker.centre).astype(np.float32))
 
+    own = index.own
+
+    def own_vectors(rows: IntArray) -> FloatArray:
+        assert own is not None
+        picked: FloatArray = own[rows].astype(np.float32, copy=False)
+        return picked
+
     return rank_features(index.ids, x, ranker, k=k, present=index.present, eligible=eligible,
                          min_probability=min_probability, hubs=hubs,
+                         own_vectors=None if own is None else own_vectors,
                          query_vector=query_vector)
 
 
-_CENTRED_COLUMNS = tuple(FEATURES.index(name) for name in CENTRED)
+_LAZY_COLUMNS = tuple(FEATURES.index(name) for name in (*CENTRED, *FEEDBACK))
+"""The columns a search works out for its candidates only."""
+
+Hubs = Callable[[IntArray], tuple[FloatArray, FloatArray]]
+"""Given rows, their own-text and keyed vectors' products with the ranker's centre."""
+Vectors = Callable[[IntArray], FloatArray]
+"""Given rows, their own-text vectors (unit rows, zero where a message has none yet)."""
 
 
 def _centred_candidates(x: FloatArray, ranker: LearnedRanker, refine: int,
-                        hubs: Callable[[IntArray], tuple[FloatArray, FloatArray]] | None,
+                        hubs: Hubs | None, own_vectors: Vectors | None,
                         query_vector: FloatArray | None) -> FloatArray | None:
-    """Fill the centred columns (left NaN for every row, or for none) and return the linear
-    part of every row's log-odds, the candidates' worked out again with them filled; or
-    ``None`` when every row is a candidate (or there is nothing to fill)."""
-    if not np.isnan(x[0, _CENTRED_COLUMNS[0]]):
+    """Fill the centred and feedback columns (left NaN for every row, or for none) and
+    return the linear part of every row's log-odds, the candidates' worked out again with
+    them filled; or ``None`` when every row is a candidate (or there is nothing to fill)."""
+    if not np.isnan(x[0, _LAZY_COLUMNS[0]]):
         return None
-    for j in _CENTRED_COLUMNS:
+    for j in _LAZY_COLUMNS:
         x[:, j] = ranker.mean[j]
     if hubs is None or query_vector is None or ranker.centre is None:
         return None
     n = x.shape[0]
-    if n <= refine:
-        rows = np.arange(n)
+
+    def fill(rows: IntArray) -> None:
+        assert hubs is not None and query_vector is not None and ranker.centre is not None
         fill_centred(x, rows, hubs(rows), ranker.centre, query_vector)
+        if own_vectors is not None:
+            fill_feedback(x, rows, own_vectors(rows), query_vector)
+
+    if n <= refine:
+        fill(np.arange(n))
         return None
     linear = ranker.linear(x)
     # Candidates by the log-odds without trees (the linear part, and a hidden layer if any).
     lead = linear if ranker.hidden is None else ranker.logits(x, refine=0,
                                                               linear=linear.copy())
     rows = np.sort(np.argpartition(-lead, refine - 1)[:refine])
-    fill_centred(x, rows, hubs(rows), ranker.centre, query_vector)
+    fill(rows)
     # Only the candidates' rows changed. Gathered in the layout ``x`` has (column by column,
     # as the features are built), their products are summed in the order a pass over all of
     # ``x`` sums them, so each is, bit for bit, what that pass would give.
@@ -513,20 +535,21 @@ def rank_features(ids: IntArray, x: FloatArray, ranker: LearnedRanker, *, k: int
                   present: npt.NDArray[np.bool_] | None,
                   eligible: npt.NDArray[np.bool_] | None = None,
                   min_probability: float | None = None,
-                  hubs: Callable[[IntArray], tuple[FloatArray, FloatArray]] | None = None,
+                  hubs: Hubs | None = None, own_vectors: Vectors | None = None,
                   query_vector: FloatArray | None = None) -> list[Ranked]:
     """:func:`rank_learned` from the messages' feature rows ``x`` (one per id), however they
     were gathered: one session's, or a tenant's sessions side by side.
 
-    Centred-cosine columns left NaN (``candidates_only``) are worked out here for the
-    candidates: the rows the linear part ranks highest with those columns at their training
-    mean (all rows, in a session of up to :data:`REFINE` messages), from ``hubs`` (the
-    rows' own and keyed vectors' products with the centre); the other rows keep the mean."""
+    Centred-cosine and feedback columns left NaN (``candidates_only``) are worked out here
+    for the candidates: the rows the linear part ranks highest with those columns at their
+    training mean (all rows, in a session of up to :data:`REFINE` messages), from ``hubs``
+    (the rows' own and keyed vectors' products with the centre) and ``own_vectors`` (the
+    feedback is drawn from the candidates); the other rows keep the mean."""
     semantic = ranker.mode == "semantic"
     refine = max(REFINE, 8 * k)
     linear = None
     if not semantic and ranker.centre is not None and x.shape[0]:
-        linear = _centred_candidates(x, ranker, refine, hubs, query_vector)
+        linear = _centred_candidates(x, ranker, refine, hubs, own_vectors, query_vector)
     p = ranker.probability(x, refine=refine, linear=linear)
     mask = np.ones(p.shape, dtype=np.bool_) if eligible is None else eligible.copy()
     if semantic and present is not None:

@@ -255,6 +255,11 @@ class TenantIndex:
         return (dequantise(self.own_q[at], self.own_scale[at]),
                 dequantise(self.key_q[at], self.key_scale[at]))
 
+    def own_vectors(self, rows: IntArray) -> FloatArray:
+        """The own-text vectors of ``rows`` as float32 (dequantised; zero rows where a
+        message has none yet)."""
+        return dequantise(self.own_q[rows], self.own_scale[rows])
+
     def _put_vectors(self, rows: IntArray | Sequence[int], own: FloatArray,
                      keyed: FloatArray) -> None:
         at = np.asarray(rows, dtype=np.int64)
