@@ -449,6 +449,7 @@ def test_training_pins_the_blas_kernels_the_shipped_weights_were_made_with() -> 
     else:
         assert "not SkylakeX" in done.stderr
 
+
 def test_the_feedback_is_drawn_from_the_three_leading_messages() -> None:
     """``cos_feedback`` is each message's cosine with the normalised mean of the vectors of
     the three messages leading on ``ccos_own + cov_own`` (the first of equals first);

@@ -8,9 +8,9 @@ query's words by how many of the messages searched hold each, which tells it tha
 half the memories hold says little even where each memory is a session of its own; two more
 compare it with what the best of them say together (pseudo-relevance feedback, which finds a
 memory worded unlike the query but like its best matches). They are worked out over the
-session, or every session of a tenant-wide search, in one pass; never session by session. The answer gate's judge reads the absolute ones only
-(:data:`JUDGE_FEATURES`), so whether a search has an answer does not depend on how many
-messages it searched.
+session, or every session of a tenant-wide search, in one pass; never session by session.
+The answer gate's judge reads the absolute ones only (:data:`JUDGE_FEATURES`), so whether a
+search has an answer does not depend on how many messages it searched.
 
 The cosines come from two vectors per message (its own text, and its text after the message
 before it: :func:`memstrata.search._fusion.embedding_keys`); the keyword features from the
