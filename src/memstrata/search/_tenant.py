@@ -252,8 +252,7 @@ class TenantIndex:
         """The own-text and keyed vectors of ``rows`` as float32 (dequantised; zero rows
         where a message has none yet)."""
         at = np.asarray(rows, dtype=np.int64)
-        return (dequantise(self.own_q[at], self.own_scale[at]),
-                dequantise(self.key_q[at], self.key_scale[at]))
+        return self.own_vectors(at), dequantise(self.key_q[at], self.key_scale[at])
 
     def own_vectors(self, rows: IntArray) -> FloatArray:
         """The own-text vectors of ``rows`` as float32 (dequantised; zero rows where a
