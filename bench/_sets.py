@@ -8,6 +8,11 @@
 * the sets written for memstrata under ``bench/data/`` (``zh-facts``: Traditional Chinese and
   mixed conversations; ``long-replies``: short user turns beside long assistant replies;
   ``memory-pool-zh`` / ``memory-pool-en``: one short memory per session, tenant-wide).
+* the :data:`LAYOUTS`: ``locomo``, ``zh-facts`` and ``long-replies`` kept session by session
+  (each session of the source data a session of its own, ``-sessions`` after the set's
+  name), searched tenant-wide with the same questions: how an application that stores every
+  chat as a session sees the same conversations. The ranker is measured on them, never
+  trained on them.
 
 A :class:`Conv` is one tenant: its messages in order, each in a session, and its questions
 with their evidence as message positions. ``scope`` says how a question is searched: inside
@@ -19,13 +24,13 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATA", "HELD_OUT", "LOCOMO", "SETS", "Conv", "Msg", "Question", "load_held_out",
-           "load_sets"]
+__all__ = ["DATA", "HELD_OUT", "LAYOUTS", "LOCOMO", "SETS", "Conv", "Msg", "Question",
+           "by_session", "load_held_out", "load_sets"]
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "locomo"
 DATA = Path(__file__).resolve().parent / "data"
@@ -42,6 +47,7 @@ class Msg:
     role: str
     at: int  # UTC ns
     session: str
+    part: int = 1  # the session of the source data the message was said in (from 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +113,7 @@ def load_locomo(data: Path = LOCOMO, limit: int | None = None) -> tuple[list[Con
                 where[_locomo_ids(t["dia_id"])[0]] = len(conv.messages)
                 conv.messages.append(Msg(text, t["speaker"], "user" if t["speaker"] ==
                                          c["speaker_a"] else "assistant",
-                                         base + i * 10**9, name))
+                                         base + i * 10**9, name, n))
             n += 1
         cited: list[tuple[str, frozenset[str]]] = []
         for qa in sample["qa"]:
@@ -158,7 +164,7 @@ def load_json_set(path: Path) -> list[Conv]:
             for m, msg in enumerate(session["messages"], start=1):
                 where[f"{s}:{m}"] = len(conv.messages)
                 conv.messages.append(Msg(msg["text"], msg.get("sender") or msg["role"],
-                                         msg["role"], base + (m - 1) * 60 * 10**9, name))
+                                         msg["role"], base + (m - 1) * 60 * 10**9, name, s))
         for q in c["questions"]:
             evidence = frozenset(where[e] for e in q["evidence"])
             conv.questions.append(Question(q["question"], evidence, q.get("kind", ""),
@@ -171,9 +177,29 @@ SETS = ("locomo", "locomo-pool", "zh-facts", "long-replies", "memory-pool-zh",
         "memory-pool-en")
 
 
+LAYOUTS = ("locomo-sessions", "zh-facts-sessions", "long-replies-sessions")
+"""Sets kept in one session, kept session by session instead (:func:`by_session`)."""
+_LAYOUT = "-sessions"
+
+
+def by_session(conv: Conv) -> Conv:
+    """The conversation with each of its source sessions a session of its own, searched
+    tenant-wide: the same messages, times and questions (evidence at the same positions)."""
+    out = Conv(conv.set_name + _LAYOUT, conv.id, "tenant", questions=list(conv.questions))
+    out.messages = [replace(m, session=f"{conv.id}-s{m.part}") for m in conv.messages]
+    return out
+
+
 def load_sets(names: tuple[str, ...] = SETS, *, locomo: Path = LOCOMO,
               limit: int | None = None) -> list[Conv]:
-    """The named sets that are present, conversations in a fixed order."""
+    """The named sets that are present, conversations in a fixed order (a layout's in its
+    set's order, so the two share their folds)."""
+    bases = tuple(n.removesuffix(_LAYOUT) for n in names if n in LAYOUTS)
+    if bases:
+        kept = load_sets(tuple(n for n in names if n not in LAYOUTS), locomo=locomo,
+                         limit=limit)
+        return kept + [by_session(c) for c in load_sets(bases, locomo=locomo, limit=limit)
+                       if c.set_name in bases]
     out: list[Conv] = []
     if "locomo" in names or "locomo-pool" in names:
         turns, pools = load_locomo(locomo, limit)

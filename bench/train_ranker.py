@@ -53,7 +53,7 @@ from _boost import BoostParams, boost
 from _offtopic import OFF_TOPIC_EVAL, OFF_TOPIC_TRAIN
 from _offtopic_near import near_topic_for
 from _rankdata import EmbedCache, Query, centre_of, prepare
-from _sets import SETS, Conv, load_held_out, load_sets
+from _sets import LAYOUTS, SETS, Conv, load_held_out, load_sets
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from memstrata.providers import LocalEmbedder
@@ -459,25 +459,23 @@ def fit_gate(queries: Sequence[Query], inputs: FloatArray, rows: Sequence[int],
                 top=GATE_TOP)
 
 
-def gate_out_of_fold(queries: Sequence[Query], inputs: FloatArray,
-                     folds: Sequence[int]) -> list[bool]:
-    """Per query, whether the search would answer under a gate fitted on the other folds
-    (its offset chosen on every fold's evaluation searches, as the shipped one is)."""
+def fold_gates(queries: Sequence[Query], inputs: FloatArray,
+               folds: Sequence[int]) -> list[Gate]:
+    """Per fold, the gate fitted on the other folds (its offset chosen on every fold's
+    evaluation searches, as the shipped one is)."""
     every = range(len(queries))
-    out = [True] * len(queries)
-    for f in range(FOLDS):
-        gate = fit_gate(queries, inputs, [i for i in every if folds[queries[i].conv] != f],
-                        every)
-        for i, q in enumerate(queries):
-            if folds[q.conv] == f:
-                out[i] = gate.answers(*inputs[i])
-    return out
+    return [fit_gate(queries, inputs, [i for i in every if folds[queries[i].conv] != f], every)
+            for f in range(FOLDS)]
 
 
-def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
-                   ) -> tuple[list[FloatArray], tuple[float, float]]:
-    """Out-of-fold calibrated probabilities per query, and the calibration used."""
+def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str,
+                   measured: Sequence[Query] = (), measured_folds: Sequence[int] = ()
+                   ) -> tuple[list[FloatArray], tuple[float, float], list[FloatArray]]:
+    """Out-of-fold calibrated probabilities per query, the calibration used, and those of
+    the ``measured`` queries (never trained on), each scored by its fold's model
+    (``measured_folds``: per conversation of theirs)."""
     logits: list[FloatArray | None] = [None] * len(queries)
+    extra: list[FloatArray | None] = [None] * len(measured)
     for f in range(FOLDS):
         train_q = [q for q in queries if folds[q.conv] != f and trains(q)]
         if not train_q:
@@ -486,11 +484,15 @@ def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str
         for i, q in enumerate(queries):
             if folds[q.conv] == f:
                 logits[i] = model.logits(matrix(q, mode)).astype(np.float64)
+        for i, q in enumerate(measured):
+            if measured_folds[q.conv] == f:
+                extra[i] = model.logits(matrix(q, mode)).astype(np.float64)
     done = [lg if lg is not None else np.zeros(0) for lg in logits]
     fit = [i for i, q in enumerate(queries) if trains(q)]
     a, b = calibrate(np.concatenate([done[i] for i in fit]),
                      np.concatenate([queries[i].labels for i in fit]).astype(np.float64))
-    return [_sigmoid(a * lg + b) for lg in done], (a, b)
+    return ([_sigmoid(a * lg + b) for lg in done], (a, b),
+            [_sigmoid(a * (lg if lg is not None else np.zeros(0)) + b) for lg in extra])
 
 
 def ranking(scores: FloatArray, floor: float | None = None, k: int = 50,
@@ -514,12 +516,15 @@ def answered(p: FloatArray, answers: bool, k: int = 50, mode: str = "hybrid") ->
     return ranking(p, 0.0 if answers else 2.0, k=k, ratio=BEST_SHARE[mode])
 
 
-def default_ranking(i: int, p: FloatArray, mode: str, k: int = 50) -> list[int]:
+def default_ranking(i: int, p: FloatArray, mode: str, k: int = 50,
+                    answers: dict[str, list[bool]] | None = None) -> list[int]:
     """Query ``i``'s ranking as a search with the default floor returns it: under the
-    out-of-fold answer gate when one was fitted (:data:`ANSWERS`), else with the best hit's
-    :data:`LEARNED_FLOOR`; then the share of the best hit and :data:`HIT_FLOOR`."""
-    if mode in ANSWERS:
-        return answered(p, ANSWERS[mode][i], k=k, mode=mode)
+    out-of-fold answer gate when one was fitted (``answers``, :data:`ANSWERS` unless given),
+    else with the best hit's :data:`LEARNED_FLOOR`; then the share of the best hit and
+    :data:`HIT_FLOOR`."""
+    answers = ANSWERS if answers is None else answers
+    if mode in answers:
+        return answered(p, answers[mode][i], k=k, mode=mode)
     return ranking(p, LEARNED_FLOOR[mode], k=k, ratio=BEST_SHARE[mode])
 
 
@@ -532,8 +537,11 @@ def _pct(values: Sequence[float]) -> float:
 
 
 def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
-           floor: float | None) -> dict[str, dict[str, dict[int, float]]]:
-    """Recall per set and method; returns {set: {method: {k: R@k}}}."""
+           floor: float | None, answers: dict[str, list[bool]] | None = None
+           ) -> dict[str, dict[str, dict[int, float]]]:
+    """Recall per set and method (at the default, under ``answers``: :data:`ANSWERS` unless
+    given); returns {set: {method: {k: R@k}}}."""
+    answers = ANSWERS if answers is None else answers
     table: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list)))
     for i, q in enumerate(queries):
@@ -543,9 +551,9 @@ def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
         for mode, p in probs.items():
             methods[f"learned {mode}"] = ranking(p[i])
             methods[f"learned {mode} @floor"] = (
-                default_ranking(i, p[i], mode) if floor is None
+                default_ranking(i, p[i], mode, answers=answers) if floor is None
                 else ranking(p[i], floor, ratio=BEST_SHARE[mode]))
-            if mode in ANSWERS and floor is None:
+            if mode in answers and floor is None:
                 methods[f"learned {mode} @{LEARNED_FLOOR[mode]}"] = ranking(
                     p[i], LEARNED_FLOOR[mode], ratio=BEST_SHARE[mode])
         for name, ranked in methods.items():
@@ -723,6 +731,9 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default="use-multilingual-v3")
     parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--layouts", default=",".join(LAYOUTS),
+                        help="sets kept session by session to measure the ranker on, out of "
+                             "fold, never trained on ('' for none)")
     parser.add_argument("--cache", type=Path,
                         default=Path(tempfile.gettempdir()) / "memstrata-bench-cache")
     parser.add_argument("--floor", type=float, default=None,
@@ -797,45 +808,65 @@ async def main() -> None:
     embedder = LocalEmbedder(args.embedder)
     cache = EmbedCache(embedder, args.cache, tag=kernels)
     CENTRE = await centre_of(convs, cache)
+    # A layout's conversations are its set's, in the same order: they share their folds.
+    kept = load_sets(tuple(n for n in args.layouts.split(",") if n)) if args.layouts else []
     if args.prepared is not None and args.prepared.exists():
-        queries = pickle.loads(args.prepared.read_bytes())
+        queries, measured = pickle.loads(args.prepared.read_bytes())
     else:
         queries = await prepare(convs, cache, {"train": OFF_TOPIC_TRAIN,
                                                "eval": OFF_TOPIC_EVAL}, near=_near,
                                 centre=CENTRE)
+        measured = await prepare(kept, cache, {}, centre=CENTRE)
         if args.prepared is not None:
-            args.prepared.write_bytes(pickle.dumps(queries))
+            args.prepared.write_bytes(pickle.dumps((queries, measured)))
     without(queries, dropped)
+    without(measured, dropped)
     print(f"{len(convs)} conversations, {sum(not q.off_topic for q in queries)} questions, "
           f"{sum(bool(q.off_topic) for q in queries)} off-topic queries; "
           f"{embedder.model_id}", file=sys.stderr)
     folds = folds_of(convs)
+    kept_folds = folds_of(kept)
     probs, shipped = {}, {}
+    kept_probs: dict[str, list[FloatArray]] = {}
+    kept_answers: dict[str, list[bool]] = {}
     modes = tuple(args.modes.split(","))
     if set(modes) != {"hybrid", "semantic"} and not args.no_write:
         parser.error("--modes: writing the shipped file needs both modes (add --no-write)")
     for mode in modes:
-        oof, (a, b) = cross_validate(queries, folds, mode)
+        oof, (a, b), kept_probs[mode] = cross_validate(queries, folds, mode, measured,
+                                                       kept_folds)
         probs[mode] = oof
         final = train([q for q in queries if trains(q)], mode)
         shipped[mode] = folded(final, a, b)
         if mode == "hybrid" and not args.no_gate:
             every = range(len(queries))
-            judge = judged = None
+            judge = judged = kept_judged = None
             if not args.no_judge:
                 # The gate's judge: the same training over the features of a message's own
                 # evidence only; its out-of-fold log-odds stand for the shipped judge's.
-                judge_oof, (ja, jb) = cross_validate(queries, folds, "judge")
+                judge_oof, (ja, jb), judge_kept = cross_validate(queries, folds, "judge",
+                                                                 measured, kept_folds)
                 judge = folded(train([q for q in queries if trains(q)], "judge"), ja, jb)
                 judged = [logits_of(j) for j in judge_oof]
+                kept_judged = [logits_of(j) for j in judge_kept]
             inputs = np.asarray([gate_inputs(q, p, None if judged is None else judged[i])
                                  for i, (q, p) in enumerate(zip(queries, oof, strict=True))])
-            ANSWERS[mode] = gate_out_of_fold(queries, inputs, folds)
+            gates = fold_gates(queries, inputs, folds)
+            ANSWERS[mode] = [gates[folds[q.conv]].answers(*inputs[i])
+                             for i, q in enumerate(queries)]
+            kept_answers[mode] = [
+                gates[kept_folds[q.conv]].answers(*gate_inputs(
+                    q, p, None if kept_judged is None else kept_judged[i]))
+                for i, (q, p) in enumerate(zip(measured, kept_probs[mode], strict=True))]
             gate = replace(fit_gate(queries, inputs, every, every), judge=judge)
             shipped[mode] = replace(shipped[mode], gate=gate)
             print(f"{mode} answer gate: offset {gate.offset}, per cosine {gate.per_cosine}, "
                   f"{'a judge' if judge is not None else 'no judge'}", file=sys.stderr)
     report(queries, probs, args.floor)
+    if measured:
+        print("\nthe same conversations kept session by session, searched tenant-wide "
+              "(measured only: scored by the fold's models and gate, never trained on)")
+        report(measured, kept_probs, args.floor, answers=kept_answers)
     if args.save_scores is not None:
         meta = [(q.set_name, q.off_topic, sorted(q.evidence)) for q in queries]
         args.save_scores.write_bytes(pickle.dumps({"queries": meta, "probs": probs}))

@@ -18,6 +18,7 @@ from memstrata.search._cues import query_cues
 from memstrata.search._features import (
     FEATURES,
     JUDGE_FEATURES,
+    RELATIVE,
     SCOPED,
     SEMANTIC_FEATURES,
     centred_cosines,
@@ -56,9 +57,11 @@ def _vectors(texts: list[str], seed: int) -> np.ndarray:
 @pytest.mark.parametrize("query", ["Mochi the cat", "peanut allergy", "deployment Tuesday",
                                    "花生", "nothing here at all", "what is Mochi's name now?"])
 def test_a_message_has_the_same_features_alone_or_beside_other_sessions(query: str) -> None:
-    """Every feature but the :data:`SCOPED` ones is the message's own (within its session):
-    the same in a search of its session and beside other sessions. The scoped ones compare it
-    with the best of all the messages searched, across sessions, never per session."""
+    """Every feature but the :data:`SCOPED` and :data:`RELATIVE` ones is the message's own
+    (within its session): the same in a search of its session and beside other sessions. The
+    scoped ones compare it with the best of all the messages searched, across sessions, never
+    per session; the relative ones place it among every message searched in a session of more
+    than one, and a memory alone in its session against itself, wherever it is searched."""
     texts, groups, own, keyed = [], [], [], []
     per_session = []
     for code, (name, session) in enumerate(SESSIONS.items()):
@@ -85,8 +88,21 @@ def test_a_message_has_the_same_features_alone_or_beside_other_sessions(query: s
         side = session_features(together, q, qv, now=2 * 10**18, semantic_only=semantic)
         names = SEMANTIC_FEATURES if semantic else FEATURES
         assert side.shape == (len(texts), len(names))
-        kept = [j for j, name in enumerate(names) if name not in SCOPED]
+        kept = [j for j, name in enumerate(names) if name not in SCOPED + RELATIVE]
         np.testing.assert_allclose(side[:, kept], alone[:, kept], atol=1e-6)
+        single = np.asarray([len(SESSIONS[name]) == 1 for name in SESSIONS
+                             for _ in SESSIONS[name]])
+        relative = np.asarray([j for j, name in enumerate(names) if name in RELATIVE])
+        np.testing.assert_array_equal(side[np.ix_(single, relative)],
+                                      alone[np.ix_(single, relative)])
+        rel = names.index("rel_sim")
+        # Per session, each session of several messages had its own best at 1; searched
+        # together, they are one conversation with one best.
+        assert int((alone[~single, rel] == 1.0).sum()) == sum(
+            len(s) > 1 for s in SESSIONS.values())
+        assert int((side[~single, rel] == 1.0).sum()) == 1
+        assert float(side[~single, rel].min()) == 0.0
+        assert not side[single, rel].any()
         if semantic:
             continue
         gap, cos = FEATURES.index("cos_gap"), FEATURES.index("cos_own")

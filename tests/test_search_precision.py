@@ -79,10 +79,11 @@ async def test_scores_are_probabilities_above_the_floor(trip: Memory) -> None:
     least = min(floor, max(HIT_FLOOR, BEST_SHARE["semantic"] * best_score))
     assert all(least - 1e-6 <= h.score for h in hits)
     assert hits[0].score < 1.0  # not min-max scaled to 1
-    # A message's score depends on its own session only, not on what other sessions hold.
+    # A message's semantic score depends on the conversation searched, not on memories kept
+    # one per session beside it, however close to the query they are.
     best = hits[0].message
-    await trip.add_many("other", [{"role": "user", "content": "scooter scooter scooter"},
-                                  {"role": "assistant", "content": "機車很危險"}])
+    await trip.add_many("other", [{"role": "user", "content": "scooter scooter scooter"}])
+    await trip.add_many("another", [{"role": "assistant", "content": "機車很危險"}])
     await trip.flush()
     again = {h.message.id: h.score for h in await trip.search(
         None, query, match="semantic", limit=32, exclude_window=False, min_score=-1.0)}

@@ -2,15 +2,19 @@
 
 Nearly every feature is *absolute*: it depends on the query, the message and the message's
 own session (its terms' rarity there, its neighbours), not on the other messages searched.
-The :data:`SCOPED` ones are not: two compare the message with the best of the messages
-searched, which tells the ranker how a message stands among its rivals, and two weigh the
-query's words by how many of the messages searched hold each, which tells it that a word
-half the memories hold says little even where each memory is a session of its own; two more
-compare it with what the best of them say together (pseudo-relevance feedback, which finds a
-memory worded unlike the query but like its best matches). They are worked out over the
-session, or every session of a tenant-wide search, in one pass; never session by session.
-The answer gate's judge reads the absolute ones only (:data:`JUDGE_FEATURES`), so whether a
-search has an answer does not depend on how many messages it searched.
+The :data:`RELATIVE` ones place a message within its conversation: against every message
+searched in a session of more than one, so a conversation kept session by session reads as
+one session (a memory kept alone in its session is placed against itself). The
+:data:`SCOPED` ones are not absolute either: two compare the message with the best of the
+messages searched, which tells the ranker how a message stands among its rivals, and two
+weigh the query's words by how many of the messages searched hold each, which tells it that
+a word half the memories hold says little even where each memory is a session of its own;
+two more compare it with what the best of them say together (pseudo-relevance feedback, which
+finds a memory worded unlike the query but like its best matches). Both kinds are worked out
+over the session, or every session of a tenant-wide search, in one pass; never session by
+session. The answer gate's judge reads the absolute and relative ones only
+(:data:`JUDGE_FEATURES`): whether a search has an answer does not hang on how a message
+compares with the best of everything searched.
 
 The cosines come from two vectors per message (its own text, and its text after the message
 before it: :func:`memstrata.search._fusion.embedding_keys`); the keyword features from the
@@ -30,7 +34,8 @@ from ._cues import Cues, query_cues
 from ._dates import TimeSpan, query_time_spans, time_prior
 from ._scores import semantic_scores, sender_prior
 
-__all__ = ["CENTRED", "FEATURES", "FEEDBACK", "FEEDBACK_SIZE", "JUDGE_FEATURES", "SCOPED",
+__all__ = ["CENTRED", "FEATURES", "FEEDBACK", "FEEDBACK_SIZE", "JUDGE_FEATURES", "RELATIVE",
+           "SCOPED",
            "SEMANTIC_FEATURES", "Groups", "QueryTerms", "Signals",
            "centred_cosines", "feature_matrix", "feedback_columns", "fill_centred",
            "fill_feedback", "query_terms_of", "session_groups", "signals"]
@@ -67,10 +72,11 @@ FEATURES: tuple[str, ...] = (
     "question",       # the message is a question (ends with a question mark)
     "query_terms",    # log of the number of the query's terms, scaled
     "session_size",   # log of the number of messages in the message's session, scaled
-    "rel_sim",        # the neighbour-smoothed cosine, scaled 0..1 within the session
-    "rel_bm25_key",   # bm25_key over the session's best bm25_key
-    "rel_sim_size",   # rel_sim x session_size (the scaling means more in a long session)
-    "rel_bm25_size",  # rel_bm25_key x session_size
+    "rel_sim",        # the neighbour-smoothed cosine, scaled 0..1 within the conversation
+    "rel_bm25_key",   # bm25_key over the conversation's best bm25_key
+    "rel_sim_size",   # rel_sim x the conversation's size, scaled as session_size (the
+                      # scaling means more in a long conversation)
+    "rel_bm25_size",  # rel_bm25_key x the conversation's size
     "content",        # log of the number of distinct content words in the message, scaled
     "ccos_own",       # cos_own after taking the embedder's mean vector from both and
                       # renormalising (:func:`centred_cosines`)
@@ -97,9 +103,16 @@ SCOPED: tuple[str, ...] = ("cos_gap", "cov_gap", "cov_scope", "bm25_scope", "cos
 """The features that compare a message with the other messages searched, weigh the query's
 words by how many of them hold each, or compare it with what the best of them say."""
 
+RELATIVE: tuple[str, ...] = ("rel_sim", "rel_bm25_key", "rel_sim_size", "rel_bm25_size")
+"""The features that place a message within its conversation: every message searched in a
+session of more than one message (a session searched alone: that session). A memory that is a
+session of its own is placed against itself alone (``rel_sim`` 0, ``rel_bm25_key`` 1 when its
+key holds a query term), whatever else is searched."""
+
 JUDGE_FEATURES: tuple[str, ...] = FEATURES[:FEATURES.index("early_age")]
-"""The features the answer gate's judge reads: a message's own evidence, the same whichever
-messages are searched with it, and no cue word (:class:`memstrata.search._ranker.Gate`)."""
+"""The features the answer gate's judge reads: a message's own evidence and its place in its
+conversation (:data:`RELATIVE`), never a comparison with the best of everything searched, and
+no cue word (:class:`memstrata.search._ranker.Gate`)."""
 
 CENTRED: tuple[str, ...] = ("ccos_own", "ccos_key", "hub_query", "hub_own")
 """The features that need each message's vectors' products with the ranker's centre: a
@@ -297,6 +310,11 @@ def session_groups(codes: npt.NDArray[np.int64], own_lengths: FloatArray | None,
                   own_norm=norm(own_lengths), key_norm=norm(key_lengths))
 
 
+def _scope_size(n: int) -> np.float32:
+    """The log of the number of messages searched, scaled as ``session_size`` is."""
+    return np.float32((np.log1p(np.full(1, n, dtype=np.float32)) / 8.0)[0])
+
+
 def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Signals,
                    times: npt.NDArray[np.int64], sender_codes: npt.NDArray[np.int64],
                    sender_names: Sequence[str | None], query: QueryTerms,
@@ -313,9 +331,10 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     """One row of :data:`FEATURES` (or :data:`SEMANTIC_FEATURES`) per message.
 
     The messages are one session's, or several sessions' side by side (``groups``: the
-    session of each message, sessions contiguous and in order; ``None``: one session): each
-    message's features are those it has within its own session, so they do not depend on
-    which sessions are searched with it. ``own_terms`` and ``key_terms`` index the messages'
+    session of each message, sessions contiguous and in order; ``None``: one session): a
+    message's absolute features are those it has within its own session, so they do not
+    depend on which sessions are searched with it (the :data:`RELATIVE` and :data:`SCOPED`
+    ones do). ``own_terms`` and ``key_terms`` index the messages'
     own terms and their neighbour keys (keys built within sessions); the vectors are unit
     rows, zero where a message has none yet (its cosines are then 0). Without a query vector
     the cosine features are 0.
@@ -396,19 +415,28 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
         weight[:-1] += np.where(same, 0.5, 0.0).astype(np.float32)
     smooth = (smooth + np.float32(0.2) * cos_own) / (weight + np.float32(0.2))
     contiguous = links is None
-    low = _group_min(smooth, codes, g.count, contiguous)
-    high = _group_max(smooth, codes, g.count, contiguous)
-    span = high - low
-    cols["rel_sim"] = np.where(span > 0, (smooth - low) / np.where(span > 0, span, 1.0),
-                               0.0).astype(np.float32)
-    cols["rel_sim_size"] = cols["rel_sim"] * cols["session_size"]
+    # The relative features compare a message with every message searched in a session of
+    # more than one (a conversation kept session by session reads as one session); a memory
+    # that is a session of its own is compared with itself alone.
+    alone = g.size <= 1
+    joined = np.flatnonzero(~alone)
+    size = np.where(alone, cols["session_size"], _scope_size(joined.shape[0])
+                    ).astype(np.float32)
+    span = np.float32(0.0)
+    if joined.shape[0]:
+        low = np.float32(smooth[joined].min())
+        span = np.float32(smooth[joined].max()) - low
+    cols["rel_sim"] = (np.where(alone, 0.0, (smooth - low) / span) if span > 0
+                       else zeros).astype(np.float32)
+    cols["rel_sim_size"] = cols["rel_sim"] * size
     _cue_columns(cols, query.cues, times, codes, g.count, contiguous)
     if not semantic_only:
         _keyword_columns(cols, own_terms, key_terms, query, info, g)
-        best = _group_max(cols["bm25_key"], codes, g.count, contiguous)
-        cols["rel_bm25_key"] = np.where(best > 0, cols["bm25_key"] / np.where(
-            best > 0, best, 1.0), 0.0).astype(np.float32)
-        cols["rel_bm25_size"] = cols["rel_bm25_key"] * cols["session_size"]
+        bm25_key = cols["bm25_key"]
+        best = np.float32(bm25_key[joined].max()) if joined.shape[0] else np.float32(0.0)
+        cols["rel_bm25_key"] = np.where(
+            alone, bm25_key > 0, bm25_key / best if best > 0 else zeros).astype(np.float32)
+        cols["rel_bm25_size"] = cols["rel_bm25_key"] * size
         for name, base in (("cos_gap", cos_own), ("cov_gap", cols["cov_own"])):
             top = float(base.max()) if n else 0.0
             cols[name] = (base - np.float32(top)).astype(np.float32)
