@@ -315,6 +315,32 @@ def _scope_size(n: int) -> np.float32:
     return np.float32((np.log1p(np.full(1, n, dtype=np.float32)) / 8.0)[0])
 
 
+def _relative_column(cols: dict[str, FloatArray], name: str, sized: str, values: FloatArray,
+                     alone: BoolArray, *, alone_value: FloatArray,
+                     low: float | None = None) -> None:
+    """The relative column ``name``, and ``sized``, its product with the size of what it is
+    scaled among: ``values`` scaled to 0..1 (from ``low``, or their least) among every
+    message searched in a session of more than one, so a conversation kept session by session
+    reads as one session; ``alone_value`` for a memory alone in its session, which is placed
+    against itself."""
+    some_alone = bool(alone.any())
+    among = values[~alone] if some_alone else values
+    size = _scope_size(among.shape[0])
+    scaled = np.zeros(values.shape[0], dtype=np.float32)
+    if among.shape[0]:
+        least = np.float32(among.min() if low is None else low)
+        span = np.float32(among.max()) - least
+        if span > 0:
+            scaled = ((values - least) / span).astype(np.float32)
+    base = cols["session_size"]
+    if some_alone:
+        cols[name] = np.where(alone, alone_value, scaled).astype(np.float32)
+        cols[sized] = cols[name] * np.where(alone, base, size)
+    else:
+        cols[name] = scaled
+        cols[sized] = scaled * size
+
+
 def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Signals,
                    times: npt.NDArray[np.int64], sender_codes: npt.NDArray[np.int64],
                    sender_names: Sequence[str | None], query: QueryTerms,
@@ -415,28 +441,13 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
         weight[:-1] += np.where(same, 0.5, 0.0).astype(np.float32)
     smooth = (smooth + np.float32(0.2) * cos_own) / (weight + np.float32(0.2))
     contiguous = links is None
-    # The relative features compare a message with every message searched in a session of
-    # more than one (a conversation kept session by session reads as one session); a memory
-    # that is a session of its own is compared with itself alone.
     alone = g.size <= 1
-    joined = np.flatnonzero(~alone)
-    size = np.where(alone, cols["session_size"], _scope_size(joined.shape[0])
-                    ).astype(np.float32)
-    span = np.float32(0.0)
-    if joined.shape[0]:
-        low = np.float32(smooth[joined].min())
-        span = np.float32(smooth[joined].max()) - low
-    cols["rel_sim"] = (np.where(alone, 0.0, (smooth - low) / span) if span > 0
-                       else zeros).astype(np.float32)
-    cols["rel_sim_size"] = cols["rel_sim"] * size
+    _relative_column(cols, "rel_sim", "rel_sim_size", smooth, alone, alone_value=zeros)
     _cue_columns(cols, query.cues, times, codes, g.count, contiguous)
     if not semantic_only:
         _keyword_columns(cols, own_terms, key_terms, query, info, g)
-        bm25_key = cols["bm25_key"]
-        best = np.float32(bm25_key[joined].max()) if joined.shape[0] else np.float32(0.0)
-        cols["rel_bm25_key"] = np.where(
-            alone, bm25_key > 0, bm25_key / best if best > 0 else zeros).astype(np.float32)
-        cols["rel_bm25_size"] = cols["rel_bm25_key"] * size
+        _relative_column(cols, "rel_bm25_key", "rel_bm25_size", cols["bm25_key"], alone,
+                         alone_value=(cols["bm25_key"] > 0).astype(np.float32), low=0.0)
         for name, base in (("cos_gap", cos_own), ("cov_gap", cols["cov_own"])):
             top = float(base.max()) if n else 0.0
             cols[name] = (base - np.float32(top)).astype(np.float32)
