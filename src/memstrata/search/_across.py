@@ -49,8 +49,9 @@ def rank_tenant(index: TenantIndex, scope: Sequence[str], query: QueryTerms,
     as many by its terms; each message of those sessions has the features a search of the
     whole scope gives it, but for the scoped ones, which compare it with the best of those
     sessions and count the query's words among their messages: the closest message is among
-    them, and nearly always one holding the most of the query's words): one product over
-    every row, and features for those sessions only."""
+    them, and nearly always one holding the most of the query's words; and the relative
+    ones, which place a message of a conversation among the messages of those sessions'
+    conversations): one product over every row, and features for those sessions only."""
     semantic = ranker.mode == "semantic"
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     norm = float(np.linalg.norm(q))
