@@ -11,8 +11,9 @@
 * the :data:`LAYOUTS`: ``locomo``, ``zh-facts`` and ``long-replies`` kept session by session
   (each session of the source data a session of its own, ``-sessions`` after the set's
   name), searched tenant-wide with the same questions: how an application that stores every
-  chat as a session sees the same conversations. The ranker is measured on them, never
-  trained on them.
+  chat as a session sees the same conversations; and ``locomo-tenant``, every LoCoMo
+  conversation kept so in one tenant, each question searched across all of them. The ranker
+  is measured on them, never trained on them.
 
 A :class:`Conv` is one tenant: its messages in order, each in a session, and its questions
 with their evidence as message positions. ``scope`` says how a question is searched: inside
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["DATA", "HELD_OUT", "LAYOUTS", "LOCOMO", "SETS", "Conv", "Msg", "Question",
-           "by_session", "load_held_out", "load_sets"]
+           "by_session", "joined", "load_held_out", "load_sets"]
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "locomo"
 DATA = Path(__file__).resolve().parent / "data"
@@ -56,6 +57,7 @@ class Question:
     evidence: frozenset[int]  # positions in Conv.messages
     kind: str
     lang: str
+    source: str = ""  # the conversation it was asked of, in a set joining several
 
 
 @dataclass(eq=False)
@@ -177,8 +179,10 @@ SETS = ("locomo", "locomo-pool", "zh-facts", "long-replies", "memory-pool-zh",
         "memory-pool-en")
 
 
-LAYOUTS = ("locomo-sessions", "zh-facts-sessions", "long-replies-sessions")
-"""Sets kept in one session, kept session by session instead (:func:`by_session`)."""
+LAYOUTS: dict[str, str] = {"locomo-sessions": "locomo", "zh-facts-sessions": "zh-facts",
+                           "long-replies-sessions": "long-replies", "locomo-tenant": "locomo"}
+"""Sets kept in one session kept session by session instead (:func:`by_session`), or all
+their conversations so in one tenant (:func:`joined`): by name, the set they come from."""
 _LAYOUT = "-sessions"
 
 
@@ -190,16 +194,31 @@ def by_session(conv: Conv) -> Conv:
     return out
 
 
+def joined(convs: list[Conv], name: str) -> Conv:
+    """One tenant holding every conversation kept session by session, each question asked of
+    all of it (its evidence where its conversation's messages now are)."""
+    out = Conv(name, name, "tenant")
+    for conv in convs:
+        first = len(out.messages)
+        out.messages += [replace(m, session=f"{conv.id}-s{m.part}") for m in conv.messages]
+        out.questions += [replace(q, evidence=frozenset(first + e for e in q.evidence),
+                                  source=conv.id) for q in conv.questions]
+    return out
+
+
 def load_sets(names: tuple[str, ...] = SETS, *, locomo: Path = LOCOMO,
               limit: int | None = None) -> list[Conv]:
     """The named sets that are present, conversations in a fixed order (a layout's in its
-    set's order, so the two share their folds)."""
-    bases = tuple(n.removesuffix(_LAYOUT) for n in names if n in LAYOUTS)
-    if bases:
-        kept = load_sets(tuple(n for n in names if n not in LAYOUTS), locomo=locomo,
-                         limit=limit)
-        return kept + [by_session(c) for c in load_sets(bases, locomo=locomo, limit=limit)
-                       if c.set_name in bases]
+    set's order)."""
+    layouts = [n for n in names if n in LAYOUTS]
+    if layouts:
+        found = load_sets(tuple(n for n in names if n not in LAYOUTS), locomo=locomo,
+                          limit=limit)
+        for name in layouts:
+            convs = load_sets((LAYOUTS[name],), locomo=locomo, limit=limit)
+            found += ([by_session(c) for c in convs] if name.endswith(_LAYOUT)
+                      else [joined(convs, name)] if convs else [])
+        return found
     out: list[Conv] = []
     if "locomo" in names or "locomo-pool" in names:
         turns, pools = load_locomo(locomo, limit)

@@ -16,7 +16,9 @@ a thing it never mentions) are measured beside them; ``--off-topic near`` or ``b
 on their training half too (measured: better recall, but short personal queries lose
 probability and filler becomes a hit in the ranking tests, so the shipped model does not).
 Every figure printed is out of fold: each conversation is scored by a model trained on the
-other folds only; the shipped model is then trained on everything.
+other folds only; the shipped model is then trained on everything. The same conversations
+kept session by session (``_sets.LAYOUTS``: ``--layouts``) are scored the same way, by the
+models of their conversation's fold, and never trained on.
 
 The model is a logistic regression over ``memstrata.search._features``, one for hybrid search
 and one for semantic search, fitted by damped Newton's method (deterministic) on a pointwise
@@ -468,12 +470,26 @@ def fold_gates(queries: Sequence[Query], inputs: FloatArray,
             for f in range(FOLDS)]
 
 
+def home_folds(convs: Sequence[Conv], folds: Sequence[int], kept: Sequence[Conv],
+               measured: Sequence[Query]) -> list[int]:
+    """Per query of the ``kept`` layouts (:data:`LAYOUTS`, prepared as ``measured``), the
+    fold of the conversation it was asked of in the set the layout comes from: the models
+    that score it never saw that conversation."""
+    home = {(c.set_name, c.id): f for c, f in zip(convs, folds, strict=True)}
+    asked = [(c, question) for c in kept for question in c.questions]
+    out = []
+    for q, (c, question) in zip(measured, asked, strict=True):
+        assert q.text == question.text
+        out.append(home[LAYOUTS[c.set_name], question.source or c.id])
+    return out
+
+
 def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str,
                    measured: Sequence[Query] = (), measured_folds: Sequence[int] = ()
                    ) -> tuple[list[FloatArray], tuple[float, float], list[FloatArray]]:
     """Out-of-fold calibrated probabilities per query, the calibration used, and those of
     the ``measured`` queries (never trained on), each scored by its fold's model
-    (``measured_folds``: per conversation of theirs)."""
+    (``measured_folds``: per measured query, :func:`home_folds`)."""
     logits: list[FloatArray | None] = [None] * len(queries)
     extra: list[FloatArray | None] = [None] * len(measured)
     for f in range(FOLDS):
@@ -485,7 +501,7 @@ def cross_validate(queries: Sequence[Query], folds: Sequence[int], mode: str,
             if folds[q.conv] == f:
                 logits[i] = model.logits(matrix(q, mode)).astype(np.float64)
         for i, q in enumerate(measured):
-            if measured_folds[q.conv] == f:
+            if measured_folds[i] == f:
                 extra[i] = model.logits(matrix(q, mode)).astype(np.float64)
     done = [lg if lg is not None else np.zeros(0) for lg in logits]
     fit = [i for i, q in enumerate(queries) if trains(q)]
@@ -808,8 +824,13 @@ async def main() -> None:
     embedder = LocalEmbedder(args.embedder)
     cache = EmbedCache(embedder, args.cache, tag=kernels)
     CENTRE = await centre_of(convs, cache)
-    # A layout's conversations are its set's, in the same order: they share their folds.
-    kept = load_sets(tuple(n for n in args.layouts.split(",") if n)) if args.layouts else []
+    # A layout's question is scored by the models of the fold its conversation is in, in the
+    # set the layout comes from (which must be trained on here).
+    layouts = tuple(n for n in args.layouts.split(",") if n)
+    if unknown := [n for n in layouts if n not in LAYOUTS]:
+        parser.error(f"--layouts: {', '.join(unknown)}: not one of {', '.join(LAYOUTS)}")
+    layouts = tuple(n for n in layouts if LAYOUTS[n] in args.sets.split(","))
+    kept = load_sets(layouts) if layouts else []
     if args.prepared is not None and args.prepared.exists():
         queries, measured = pickle.loads(args.prepared.read_bytes())
     else:
@@ -825,7 +846,7 @@ async def main() -> None:
           f"{sum(bool(q.off_topic) for q in queries)} off-topic queries; "
           f"{embedder.model_id}", file=sys.stderr)
     folds = folds_of(convs)
-    kept_folds = folds_of(kept)
+    kept_folds = home_folds(convs, folds, kept, measured)
     probs, shipped = {}, {}
     kept_probs: dict[str, list[FloatArray]] = {}
     kept_answers: dict[str, list[bool]] = {}
@@ -855,7 +876,7 @@ async def main() -> None:
             ANSWERS[mode] = [gates[folds[q.conv]].answers(*inputs[i])
                              for i, q in enumerate(queries)]
             kept_answers[mode] = [
-                gates[kept_folds[q.conv]].answers(*gate_inputs(
+                gates[kept_folds[i]].answers(*gate_inputs(
                     q, p, None if kept_judged is None else kept_judged[i]))
                 for i, (q, p) in enumerate(zip(measured, kept_probs[mode], strict=True))]
             gate = replace(fit_gate(queries, inputs, every, every), judge=judge)
