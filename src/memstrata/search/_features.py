@@ -35,8 +35,7 @@ from ._dates import TimeSpan, query_time_spans, time_prior
 from ._scores import semantic_scores, sender_prior
 
 __all__ = ["CENTRED", "FEATURES", "FEEDBACK", "FEEDBACK_SIZE", "JUDGE_FEATURES", "RELATIVE",
-           "SCOPED",
-           "SEMANTIC_FEATURES", "Groups", "QueryTerms", "Signals",
+           "SCOPED", "SEMANTIC_FEATURES", "Groups", "QueryTerms", "Signals",
            "centred_cosines", "feature_matrix", "feedback_columns", "fill_centred",
            "fill_feedback", "query_terms_of", "session_groups", "signals"]
 
@@ -360,10 +359,10 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
     session of each message, sessions contiguous and in order; ``None``: one session): a
     message's absolute features are those it has within its own session, so they do not
     depend on which sessions are searched with it (the :data:`RELATIVE` and :data:`SCOPED`
-    ones do). ``own_terms`` and ``key_terms`` index the messages'
-    own terms and their neighbour keys (keys built within sessions); the vectors are unit
-    rows, zero where a message has none yet (its cosines are then 0). Without a query vector
-    the cosine features are 0.
+    ones do). ``own_terms`` and ``key_terms`` index the messages' own terms and their
+    neighbour keys (keys built within sessions); the vectors are unit rows, zero where a
+    message has none yet (its cosines are then 0). Without a query vector the cosine
+    features are 0.
 
     ``links`` (each message's previous and next message in its session, -1 for none) lets
     the sessions interleave in any order; ``cosines`` (own-text and keyed cosines with the
