@@ -181,8 +181,9 @@ SETS = ("locomo", "locomo-pool", "zh-facts", "long-replies", "memory-pool-zh",
 
 LAYOUTS: dict[str, str] = {"locomo-sessions": "locomo", "zh-facts-sessions": "zh-facts",
                            "long-replies-sessions": "long-replies", "locomo-tenant": "locomo"}
-"""Sets kept in one session kept session by session instead (:func:`by_session`), or all
-their conversations so in one tenant (:func:`joined`): by name, the set they come from."""
+"""The layouts measured, by name, with the set each comes from: a set whose conversations are
+each one session, kept session by session instead (:func:`by_session`), or all of its
+conversations kept so in one tenant (:func:`joined`)."""
 _LAYOUT = "-sessions"
 
 
