@@ -84,7 +84,7 @@ FEATURES: tuple[str, ...] = (
     "hub_own",        # the message's own vector's product with the mean vector
     "early_age",      # the query asks how a thing stood at first (:mod:`._cues`) x age
     "late_age",       # the query asks how it stands now x age
-    "early_place",    # the first x the message's place in its session's time (1 oldest)
+    "early_place",    # the first x the message's place in its conversation's time (1 oldest)
     "late_place",     # the second x that place
     "cos_gap",        # cos_own less the highest cos_own among the messages searched
     "cov_gap",        # cov_own less the highest cov_own among the messages searched
@@ -102,16 +102,18 @@ SCOPED: tuple[str, ...] = ("cos_gap", "cov_gap", "cov_scope", "bm25_scope", "cos
 """The features that compare a message with the other messages searched, weigh the query's
 words by how many of them hold each, or compare it with what the best of them say."""
 
-RELATIVE: tuple[str, ...] = ("rel_sim", "rel_bm25_key", "rel_sim_size", "rel_bm25_size")
+RELATIVE: tuple[str, ...] = ("rel_sim", "rel_bm25_key", "rel_sim_size", "rel_bm25_size",
+                             "early_place", "late_place")
 """The features that place a message within its conversation: every message searched in a
 session of more than one message (a session searched alone: that session). A memory that is a
 session of its own is placed against itself alone (``rel_sim`` 0, ``rel_bm25_key`` 1 when its
-key holds a query term), whatever else is searched."""
+key holds a query term, the places 0), whatever else is searched."""
 
 JUDGE_FEATURES: tuple[str, ...] = FEATURES[:FEATURES.index("early_age")]
-"""The features the answer gate's judge reads: a message's own evidence and its place in its
-conversation (:data:`RELATIVE`), never a comparison with the best of everything searched, and
-no cue word (:class:`memstrata.search._ranker.Gate`)."""
+"""The features the answer gate's judge reads: a message's own evidence and how it stands in
+its conversation (the :data:`RELATIVE` ones but the cue words' places), never a comparison
+with the best of everything searched, and no cue word
+(:class:`memstrata.search._ranker.Gate`)."""
 
 CENTRED: tuple[str, ...] = ("ccos_own", "ccos_key", "hub_query", "hub_own")
 """The features that need each message's vectors' products with the ranker's centre: a
@@ -214,38 +216,6 @@ def _two_products(vectors: FloatArray, query_vector: FloatArray, centre: FloatAr
     both = (vectors @ np.stack([q / np.float32(norm), centre.astype(np.float32)], axis=1)
             ).astype(np.float32)
     return np.ascontiguousarray(both[:, 0]), np.ascontiguousarray(both[:, 1])
-
-
-def _starts(codes: npt.NDArray[np.int64], count: int) -> npt.NDArray[np.int64]:
-    starts: npt.NDArray[np.int64] = np.searchsorted(codes, np.arange(count)).astype(np.int64)
-    return starts
-
-
-def _group_max(values: FloatArray, codes: npt.NDArray[np.int64], count: int,
-               contiguous: bool = True) -> FloatArray:
-    """Each message's session's largest value (sessions contiguous, or not)."""
-    if not values.size:
-        return values
-    if not contiguous:
-        top = np.full(count, -np.inf, dtype=np.float32)
-        np.maximum.at(top, codes, values)
-        spread: FloatArray = top[codes]
-        return spread
-    out: FloatArray = np.maximum.reduceat(values, _starts(codes, count))[codes]
-    return out
-
-
-def _group_min(values: FloatArray, codes: npt.NDArray[np.int64], count: int,
-               contiguous: bool = True) -> FloatArray:
-    if not values.size:
-        return values
-    if not contiguous:
-        low = np.full(count, np.inf, dtype=np.float32)
-        np.minimum.at(low, codes, values)
-        spread: FloatArray = low[codes]
-        return spread
-    out: FloatArray = np.minimum.reduceat(values, _starts(codes, count))[codes]
-    return out
 
 
 def _neighbour_values(values: FloatArray, codes: npt.NDArray[np.int64],
@@ -439,10 +409,9 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
         weight[1:] += np.where(same, 0.5, 0.0).astype(np.float32)
         weight[:-1] += np.where(same, 0.5, 0.0).astype(np.float32)
     smooth = (smooth + np.float32(0.2) * cos_own) / (weight + np.float32(0.2))
-    contiguous = links is None
     alone = g.size <= 1
     _relative_column(cols, "rel_sim", "rel_sim_size", smooth, alone, alone_value=zeros)
-    _cue_columns(cols, query.cues, times, codes, g.count, contiguous)
+    _cue_columns(cols, query.cues, times, alone)
     if not semantic_only:
         _keyword_columns(cols, own_terms, key_terms, query, info, g)
         _relative_column(cols, "rel_bm25_key", "rel_bm25_size", cols["bm25_key"], alone,
@@ -465,10 +434,11 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
 
 
 def _cue_columns(cols: dict[str, FloatArray], cues: Cues, times: npt.NDArray[np.int64],
-                 codes: npt.NDArray[np.int64], count: int, contiguous: bool) -> None:
+                 alone: BoolArray) -> None:
     """``early_age`` ... ``late_place``: the query's cues times the message's age and its
-    place in its session's time (0 for the newest message, 1 for the oldest; 0 in a session
-    whose messages share one time)."""
+    place in its conversation's time (0 for the newest message, 1 for the oldest, among every
+    message searched in a session of more than one; 0 for a memory alone in its session, and
+    where the messages share one time)."""
     n = times.shape[0]
     zeros = np.zeros(n, dtype=np.float32)
     if not (cues.early or cues.late) or not n:
@@ -476,10 +446,13 @@ def _cue_columns(cols: dict[str, FloatArray], cues: Cues, times: npt.NDArray[np.
             cols[name] = zeros
         return
     t = (times - times.min()).astype(np.float64).astype(np.float32)
-    newest = _group_max(t, codes, count, contiguous)
-    span = newest - _group_min(t, codes, count, contiguous)
-    place = np.where(span > 0, (newest - t) / np.where(span > 0, span, 1.0),
-                     0.0).astype(np.float32)
+    among = t[~alone]
+    place = zeros
+    if among.shape[0]:
+        newest = np.float32(among.max())
+        span = newest - np.float32(among.min())
+        if span > 0:
+            place = np.where(alone, 0.0, (newest - t) / span).astype(np.float32)
     for cue, kind in ((cues.early, "early"), (cues.late, "late")):
         cols[f"{kind}_age"] = cols["age"] if cue else zeros
         cols[f"{kind}_place"] = place if cue else zeros
