@@ -280,7 +280,8 @@ def session_groups(codes: npt.NDArray[np.int64], own_lengths: FloatArray | None,
 
 
 def _scope_size(n: int) -> np.float32:
-    """The log of the number of messages searched, scaled as ``session_size`` is."""
+    """The size of ``n`` messages as the features read it: the log of ``n``, scaled as
+    ``session_size`` is."""
     return np.float32((np.log1p(np.full(1, n, dtype=np.float32)) / 8.0)[0])
 
 
