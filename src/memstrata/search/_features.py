@@ -285,30 +285,35 @@ def _scope_size(n: int) -> np.float32:
     return np.float32((np.log1p(np.full(1, n, dtype=np.float32)) / 8.0)[0])
 
 
-def _relative_column(cols: dict[str, FloatArray], name: str, sized: str, values: FloatArray,
-                     alone: BoolArray, *, alone_value: FloatArray,
-                     low: float | None = None) -> None:
-    """The relative column ``name``, and ``sized``, its product with the size of what it is
-    scaled among: ``values`` scaled to 0..1 (from ``low``, or their least) among every
-    message searched in a session of more than one, so a conversation kept session by session
-    reads as one session; ``alone_value`` for a memory alone in its session, which is placed
-    against itself."""
-    some_alone = bool(alone.any())
-    among = values[~alone] if some_alone else values
-    size = _scope_size(among.shape[0])
-    scaled = np.zeros(values.shape[0], dtype=np.float32)
+def _scaled_among(values: FloatArray, joined: BoolArray | None,
+                  low: float | None = None) -> FloatArray:
+    """``values`` scaled to 0..1 (from ``low``, or their least) by their span among the
+    ``joined`` rows (``None``: every row); 0 where those span nothing."""
+    among = values if joined is None else values[joined]
     if among.shape[0]:
         least = np.float32(among.min() if low is None else low)
         span = np.float32(among.max()) - least
         if span > 0:
-            scaled = ((values - least) / span).astype(np.float32)
-    base = cols["session_size"]
-    if some_alone:
-        cols[name] = np.where(alone, alone_value, scaled).astype(np.float32)
-        cols[sized] = cols[name] * np.where(alone, base, size)
-    else:
+            scaled: FloatArray = ((values - least) / span).astype(np.float32)
+            return scaled
+    return np.zeros(values.shape[0], dtype=np.float32)
+
+
+def _relative_column(cols: dict[str, FloatArray], name: str, sized: str, values: FloatArray,
+                     joined: BoolArray | None, size: np.float32, *,
+                     alone_value: FloatArray, low: float | None = None) -> None:
+    """The relative column ``name``, and ``sized``, its product with ``size``, the size of
+    what it is scaled among: ``values`` scaled to 0..1 among every message searched in a
+    session of more than one (``joined``; ``None``: every message is), so a conversation kept
+    session by session reads as one session; ``alone_value`` for a memory alone in its
+    session, which is placed against itself."""
+    scaled = _scaled_among(values, joined, low)
+    if joined is None:
         cols[name] = scaled
         cols[sized] = scaled * size
+    else:
+        cols[name] = np.where(joined, scaled, alone_value).astype(np.float32)
+        cols[sized] = cols[name] * np.where(joined, size, cols["session_size"])
 
 
 def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Signals,
@@ -410,13 +415,17 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
         weight[1:] += np.where(same, 0.5, 0.0).astype(np.float32)
         weight[:-1] += np.where(same, 0.5, 0.0).astype(np.float32)
     smooth = (smooth + np.float32(0.2) * cos_own) / (weight + np.float32(0.2))
+    # Every message searched in a session of more than one (None: every message is).
     alone = g.size <= 1
-    _relative_column(cols, "rel_sim", "rel_sim_size", smooth, alone, alone_value=zeros)
-    _cue_columns(cols, query.cues, times, alone)
+    joined = ~alone if alone.any() else None
+    size = _scope_size(n if joined is None else int(np.count_nonzero(joined)))
+    _relative_column(cols, "rel_sim", "rel_sim_size", smooth, joined, size, alone_value=zeros)
+    _cue_columns(cols, query.cues, times, joined)
     if not semantic_only:
         _keyword_columns(cols, own_terms, key_terms, query, info, g)
-        _relative_column(cols, "rel_bm25_key", "rel_bm25_size", cols["bm25_key"], alone,
-                         alone_value=(cols["bm25_key"] > 0).astype(np.float32), low=0.0)
+        _relative_column(cols, "rel_bm25_key", "rel_bm25_size", cols["bm25_key"], joined,
+                         size, alone_value=(cols["bm25_key"] > 0).astype(np.float32),
+                         low=0.0)
         for name, base in (("cos_gap", cos_own), ("cov_gap", cols["cov_own"])):
             top = float(base.max()) if n else 0.0
             cols[name] = (base - np.float32(top)).astype(np.float32)
@@ -435,7 +444,7 @@ def feature_matrix(*, own_terms: KeywordIndex, key_terms: KeywordIndex, info: Si
 
 
 def _cue_columns(cols: dict[str, FloatArray], cues: Cues, times: npt.NDArray[np.int64],
-                 alone: BoolArray) -> None:
+                 joined: BoolArray | None) -> None:
     """``early_age`` ... ``late_place``: the query's cues times the message's age and its
     place in its conversation's time (0 for the newest message, 1 for the oldest, among every
     message searched in a session of more than one; 0 for a memory alone in its session, and
@@ -447,13 +456,10 @@ def _cue_columns(cols: dict[str, FloatArray], cues: Cues, times: npt.NDArray[np.
             cols[name] = zeros
         return
     t = (times - times.min()).astype(np.float64).astype(np.float32)
-    among = t[~alone]
-    place = zeros
-    if among.shape[0]:
-        newest = np.float32(among.max())
-        span = newest - np.float32(among.min())
-        if span > 0:
-            place = np.where(alone, 0.0, (newest - t) / span).astype(np.float32)
+    # -t scaled: the newest message (among the joined) at 0, the oldest at 1.
+    place = _scaled_among(-t, joined)
+    if joined is not None:
+        place = np.where(joined, place, 0.0).astype(np.float32)
     for cue, kind in ((cues.early, "early"), (cues.late, "late")):
         cols[f"{kind}_age"] = cols["age"] if cue else zeros
         cols[f"{kind}_place"] = place if cue else zeros
