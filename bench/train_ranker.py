@@ -109,6 +109,12 @@ GATE_FEATURE = "ccos_own"
 own-text cosine, in both modes, lowered the held-out set's R@5 at the gate (docs)."""
 ANSWERS: dict[str, list[bool]] = {}
 """Per mode, whether each search answers under the out-of-fold answer gate (set by main)."""
+FLOOR: dict[str, float] = dict(LEARNED_FLOOR)
+"""Per mode, the probability the best hit needs by default for the embedder trained (set by
+main: see :func:`chosen_floor`)."""
+FLOOR_STEP = 0.0005
+QUIET_SHARE = 0.95
+"""The share of far off-topic evaluation searches the default floor must return nothing for."""
 FLOORS = (0.002, 0.003, 0.0035, 0.004, 0.0045, 0.005, 0.006, 0.008, 0.01, 0.015, 0.02,
           0.03, 0.05, 0.1)
 FloatArray = npt.NDArray[np.float64]
@@ -536,12 +542,12 @@ def default_ranking(i: int, p: FloatArray, mode: str, k: int = 50,
                     answers: dict[str, list[bool]] | None = None) -> list[int]:
     """Query ``i``'s ranking as a search with the default floor returns it: under the
     out-of-fold answer gate when one was fitted (``answers``, :data:`ANSWERS` unless given),
-    else with the best hit's :data:`LEARNED_FLOOR`; then the share of the best hit and
+    else with the best hit's :data:`FLOOR`; then the share of the best hit and
     :data:`HIT_FLOOR`."""
     answers = ANSWERS if answers is None else answers
     if mode in answers:
         return answered(p, answers[mode][i], k=k, mode=mode)
-    return ranking(p, LEARNED_FLOOR[mode], k=k, ratio=BEST_SHARE[mode])
+    return ranking(p, FLOOR[mode], k=k, ratio=BEST_SHARE[mode])
 
 
 def recall(evidence: frozenset[int], ranked: Sequence[int], k: int) -> float:
@@ -570,8 +576,8 @@ def report(queries: Sequence[Query], probs: dict[str, list[FloatArray]],
                 default_ranking(i, p[i], mode, answers=answers) if floor is None
                 else ranking(p[i], floor, ratio=BEST_SHARE[mode]))
             if mode in answers and floor is None:
-                methods[f"learned {mode} @{LEARNED_FLOOR[mode]}"] = ranking(
-                    p[i], LEARNED_FLOOR[mode], ratio=BEST_SHARE[mode])
+                methods[f"learned {mode} @{FLOOR[mode]}"] = ranking(
+                    p[i], FLOOR[mode], ratio=BEST_SHARE[mode])
         for name, ranked in methods.items():
             for k in KS:
                 table[q.set_name][name][k].append(recall(q.evidence, ranked, k))
@@ -607,6 +613,20 @@ def precision(queries: Sequence[Query], probs: FloatArray | list[FloatArray], mo
     for (set_name, name), (good, total) in sorted(sums.items()):
         share = 100.0 * good / total if total else float("nan")
         print(f"  {set_name:16} {name:16} {share:6.1f} %  ({good} of {total} hits)")
+
+
+def chosen_floor(queries: Sequence[Query], probs: list[FloatArray]) -> float:
+    """The lowest floor (in steps of :data:`FLOOR_STEP`) on the best hit at which at least
+    :data:`QUIET_SHARE` of the far off-topic evaluation searches return nothing."""
+    best = np.sort([float(p.max(initial=0.0)) for q, p in zip(queries, probs, strict=True)
+                    if q.off_topic == "eval"])
+    steps = 1
+    while steps * FLOOR_STEP < 1.0:
+        floor = round(steps * FLOOR_STEP, 4)
+        if np.searchsorted(best, floor, side="left") >= QUIET_SHARE * len(best):
+            return floor
+        steps += 1
+    return 1.0 - FLOOR_STEP
 
 
 def abstention(queries: Sequence[Query], probs: list[FloatArray], floors: Sequence[float],
@@ -717,7 +737,7 @@ def held_out(queries: Sequence[Query], rankers: dict[str, LearnedRanker],
         for mode, ranker in rankers.items():
             p = ranker.probability(np.asarray(q.hybrid if mode == "hybrid" else q.semantic,
                                               np.float32)).astype(np.float64)
-            at = LEARNED_FLOOR[mode] if floor is None else floor
+            at = ranker.best_floor if floor is None else floor
             methods[f"learned {mode}"] = ranking(p)
             methods[f"learned {mode} @floor {at}"] = ranking(p, at, ratio=BEST_SHARE[mode])
             if ranker.gate is not None and floor is None:
@@ -859,6 +879,14 @@ async def main() -> None:
         probs[mode] = oof
         final = train([q for q in queries if trains(q)], mode)
         shipped[mode] = folded(final, a, b)
+        if mode != "hybrid" or args.no_gate:
+            # No answer gate: the floor on the best hit decides whether a search has an
+            # answer, so it is chosen for this embedder; the file names it only where it
+            # differs from the package's default for the mode.
+            FLOOR[mode] = chosen_floor(queries, oof)
+            if FLOOR[mode] != LEARNED_FLOOR[mode]:
+                shipped[mode] = replace(shipped[mode], floor=FLOOR[mode])
+            print(f"{mode} floor on the best hit: {FLOOR[mode]}", file=sys.stderr)
         if mode == "hybrid" and not args.no_gate:
             every = range(len(queries))
             judge = judged = kept_judged = None
@@ -894,7 +922,7 @@ async def main() -> None:
     for mode in probs:
         print(f"\n{mode}:")
         precision(queries, probs[mode], mode)
-        abstention(queries, probs[mode], FLOORS, LEARNED_FLOOR[mode], BEST_SHARE[mode])
+        abstention(queries, probs[mode], FLOORS, FLOOR[mode], BEST_SHARE[mode])
         if mode in ANSWERS:
             gate_report(queries, probs[mode], ANSWERS[mode])
         reliability(queries, probs[mode])

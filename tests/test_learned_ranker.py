@@ -28,6 +28,7 @@ from memstrata.search._features import (
 from memstrata.search._fusion import build_session_index, rank_learned, session_features
 from memstrata.search._ranker import (
     JUDGE_COLUMNS,
+    LEARNED_FLOOR,
     Gate,
     LearnedRanker,
     Trees,
@@ -205,6 +206,23 @@ def test_cue_columns_weigh_the_message_by_its_age_and_place_in_its_session() -> 
         x = session_features(index, query_terms_of(query), qv, now=now, semantic_only=True)
         got = [round(float(v), 4) for v in x[:, SEMANTIC_FEATURES.index("early_place")]]
         assert got == want, query
+
+
+def test_a_ranker_names_its_own_floor_only_where_its_model_needs_one() -> None:
+    """The default model's rankers use the package's floor; a ranker's own floor survives
+    the file, and one that is not a probability is refused."""
+    default = ranker_for("local:use-multilingual-v3", "semantic")
+    assert default is not None and default.floor is None
+    assert default.best_floor == LEARNED_FLOOR["semantic"]
+    body = default.to_json()
+    assert "floor" not in body
+    body["floor"] = 0.0265
+    again = LearnedRanker.from_json(body)
+    assert again.best_floor == 0.0265 and again.to_json()["floor"] == 0.0265
+    for wrong in (0.0, 1.0, -0.1):
+        body["floor"] = wrong
+        with pytest.raises(ValueError, match="floor must be a probability"):
+            LearnedRanker.from_json(body)
 
 
 def test_a_ranker_of_other_features_is_refused() -> None:

@@ -38,7 +38,9 @@ which at least 95 % of searches about subjects a conversation never touches retu
 a thing it never mentions (another pet's name, a trip never taken) are harder: 52.2 % /
 60.2 % of them return nothing at these floors (docs/benchmarks.md). A ranker with an answer
 gate (:class:`Gate`: the shipped hybrid one) decides by it instead, which returns nothing for
-56.6 % of those in hybrid mode. A floor the caller sets applies to every hit instead."""
+56.6 % of those in hybrid mode. A floor the caller sets applies to every hit instead. These are
+the default model's: a ranker trained for another embedder names its own floor where that
+model's probabilities need another (:attr:`LearnedRanker.floor`)."""
 BEST_SHARE: dict[str, float] = {"hybrid": 0.02, "semantic": 0.05}
 """... and by default, the other hits need at least this share of the best hit's probability
 (or a rare query word of their own, or nearly the query's words, and the floor), and
@@ -196,7 +198,11 @@ class LearnedRanker:
     so they are the plain cosines)."""
     gate: Gate | None = None
     """Whether a search has an answer under the default floor (``None``: its best hit needs
-    :data:`LEARNED_FLOOR`)."""
+    :attr:`best_floor`)."""
+    floor: float | None = None
+    """The probability the best hit needs by default, chosen for this ranker's embedder
+    (``None``: :data:`LEARNED_FLOOR` of its mode). A model whose best hit of a search about
+    nothing said sits surer needs a floor of its own to stop as many such searches."""
 
     def __post_init__(self) -> None:
         expected = {"semantic": SEMANTIC_FEATURES, "judge": JUDGE_FEATURES}.get(self.mode,
@@ -204,6 +210,9 @@ class LearnedRanker:
         if self.features != expected:
             raise ValueError(f"the {self.mode} ranker's features do not match this version: "
                              f"{self.features} != {expected}")
+        if self.floor is not None and not 0.0 < self.floor < 1.0:
+            raise ValueError(f"the {self.mode} ranker's floor must be a probability between "
+                             f"0 and 1, not {self.floor}")
         if self.gate is not None and self.gate.feature not in self.features:
             raise ValueError(f"the {self.mode} ranker's answer gate reads an unknown feature: "
                              f"{self.gate.feature!r}")
@@ -212,6 +221,12 @@ class LearnedRanker:
             raise ValueError(f"the {self.mode} ranker's answer gate has a judge of mode "
                              f"{self.gate.judge.mode!r}: only a hybrid ranker's gate has one, "
                              "of mode 'judge'")
+
+    @property
+    def best_floor(self) -> float:
+        """The probability the best hit needs by default: where there is an answer gate,
+        the one a hit holding a rare query word needs."""
+        return LEARNED_FLOOR[self.mode] if self.floor is None else self.floor
 
     def judged(self, x: FloatArray) -> FloatArray | None:
         """The answer gate's judge's log-odds for each row of ``x`` (this ranker's features),
@@ -274,6 +289,8 @@ class LearnedRanker:
             body["centre"] = [float(v) for v in self.centre]
         if self.gate is not None:
             body["gate"] = self.gate.to_json()
+        if self.floor is not None:
+            body["floor"] = self.floor
         return body
 
     @classmethod
@@ -292,7 +309,8 @@ class LearnedRanker:
                    hidden_bias=array("hidden_bias"), out=array("out"),
                    trees=Trees.from_json(raw["trees"]) if "trees" in raw else None,
                    centre=array("centre"),
-                   gate=Gate.from_json(raw["gate"]) if "gate" in raw else None)
+                   gate=Gate.from_json(raw["gate"]) if "gate" in raw else None,
+                   floor=float(raw["floor"]) if "floor" in raw else None)
 
 
 def parse_rankers(raw: dict[str, Any]) -> dict[tuple[str, str], LearnedRanker]:

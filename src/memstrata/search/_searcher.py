@@ -51,7 +51,6 @@ from ._ranker import (
     BEST_SHARE,
     FUSION_FLOOR,
     HIT_FLOOR,
-    LEARNED_FLOOR,
     Gate,
     log_odds,
     probability_of,
@@ -154,7 +153,7 @@ class Searcher:
         answer: Gate | None = None
         if min_score is None:
             if learned is not None:
-                gate, min_score, answer = LEARNED_FLOOR[how], HIT_FLOOR, learned.gate
+                gate, min_score, answer = learned.best_floor, HIT_FLOOR, learned.gate
             else:
                 min_score = FUSION_FLOOR
         # The ranker's answer gate reads the best few hits whatever their probability: they
