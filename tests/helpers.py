@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memstrata import Hit
 from memstrata.providers import HashEmbedder, Vectors
 
 T0 = 1_780_000_000 * 10**9
@@ -72,3 +73,19 @@ def run_example(name: str, code: str, cwd: Path, *, timeout: float) -> None:
                             capture_output=True, text=True, encoding="utf-8", timeout=timeout,
                             check=False)
     assert result.returncode == 0, f"{name} failed:\n{result.stderr}"
+
+
+def show_hits(hits: Sequence[Hit]) -> str:
+    """What a search returned, in its order: rank (``-`` for a neighbour), score, text."""
+    return "".join(f"\n    {h.rank if h.matched else '-':>2} {h.score:6.3f} "
+                   f"{h.message.session}: {h.message.content[:48]}" for h in hits) or " []"
+
+
+def show_each(returned: dict[str, str]) -> str:
+    """What each of several searches returned (``{query: show_hits(...)}``)."""
+    return "".join(f"\n  {query}:{shown}" for query, shown in returned.items())
+
+
+def matched_hits(hits: Sequence[Hit]) -> list[Hit]:
+    """The matched hits of a search, best first."""
+    return sorted((h for h in hits if h.matched), key=lambda h: h.rank or 0)

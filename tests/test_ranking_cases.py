@@ -29,6 +29,7 @@ from typing import cast
 
 import pytest
 import pytest_asyncio
+from helpers import matched_hits, show_each, show_hits
 
 from memstrata import Hit, Memory
 from memstrata.search._bm25 import tokens
@@ -397,21 +398,6 @@ async def chats(memory: Memory) -> AsyncIterator[tuple[Memory, Memory]]:
         await weekly.close()
 
 
-def _show(hits: Sequence[Hit]) -> str:
-    """What a search returned, in its order: rank (``-`` for a neighbour), score, text."""
-    return "".join(f"\n    {h.rank if h.matched else '-':>2} {h.score:6.3f} "
-                   f"{h.message.session}: {h.message.content[:48]}" for h in hits) or " []"
-
-
-def _each(returned: dict[str, str]) -> str:
-    """What each of several searches returned."""
-    return "".join(f"\n  {query}:{shown}" for query, shown in returned.items())
-
-
-def _matched(hits: Sequence[Hit]) -> list[Hit]:
-    return sorted((h for h in hits if h.matched), key=lambda h: h.rank or 0)
-
-
 async def _search(mem: Memory, session: str | None, query: str, mode: str, *,
                   limit: int | None = None, min_score: float | None = None) -> list[Hit]:
     return await mem.search(session, query, match=cast("MatchMode", mode), exclude_window=False,
@@ -423,15 +409,15 @@ async def _search(mem: Memory, session: str | None, query: str, mode: str, *,
 
 async def test_the_weather_next_to_a_birthday_is_not_a_hit(memory: Memory) -> None:
     hits = await _search(memory, "family", "When was my sister born?", "semantic")
-    matched = [h.message.content for h in _matched(hits)]
-    assert WEATHER not in matched, _show(hits)
-    assert SISTER in matched, _show(hits)
+    matched = [h.message.content for h in matched_hits(hits)]
+    assert WEATHER not in matched, show_hits(hits)
+    assert SISTER in matched, show_hits(hits)
 
 
 async def test_hybrid_mochi_returns_only_messages_about_mochi(memory: Memory) -> None:
     hits = await _search(memory, "mochi", "Mochi", "hybrid")
-    matched = {h.message.content for h in _matched(hits)}
-    assert matched == {MOCHI_ADOPTED, MOCHI_VET}, _show(hits)
+    matched = {h.message.content for h in matched_hits(hits)}
+    assert matched == {MOCHI_ADOPTED, MOCHI_VET}, show_hits(hits)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -446,9 +432,9 @@ async def test_filler_around_a_fact_comes_back_only_as_a_neighbour(memory: Memor
     for session, query, fact in cases:
         hits = await _search(memory, session, query, mode)
         filler = [h.message.content for h in hits if h.matched and h.message.content in FILLER]
-        if filler or fact not in [h.message.content for h in _matched(hits)]:
-            wrong[query] = _show(hits)
-    assert not wrong, _each(wrong)
+        if filler or fact not in [h.message.content for h in matched_hits(hits)]:
+            wrong[query] = show_hits(hits)
+    assert not wrong, show_each(wrong)
 
 
 # -- abstain on what was never said ----------------------------------------------------------
@@ -461,9 +447,9 @@ async def test_off_topic_questions_get_no_matched_hit(memory: Memory, mode: str)
     returned = {}
     for query in OFF_TOPIC:
         hits = await _search(memory, "daily", query, mode)
-        if _matched(hits):
-            returned[query] = _show(hits)
-    assert not returned, f"{len(returned)} of {len(OFF_TOPIC)} answered:{_each(returned)}"
+        if matched_hits(hits):
+            returned[query] = show_hits(hits)
+    assert not returned, f"{len(returned)} of {len(OFF_TOPIC)} answered:{show_each(returned)}"
 
 
 # -- a fact is found by a paraphrase ---------------------------------------------------------
@@ -473,8 +459,8 @@ async def test_off_topic_questions_get_no_matched_hit(memory: Memory, mode: str)
 async def test_an_allergy_question_finds_the_chinese_allergy_first(memory: Memory, query: str,
                                                                     mode: str) -> None:
     hits = await _search(memory, "profile", query, mode)
-    matched = _matched(hits)
-    assert matched and matched[0].message.content == PEANUT, _show(hits)
+    matched = matched_hits(hits)
+    assert matched and matched[0].message.content == PEANUT, show_hits(hits)
 
 
 # The local USE encoder puts these paraphrases at a cosine of about 0.15 from their fact, no
@@ -492,7 +478,7 @@ _TOO_FAR = pytest.mark.xfail(strict=True, reason="the local encoder does not bri
 async def test_a_paraphrase_finds_the_fact(memory: Memory, query: str, fact: str,
                                            mode: str) -> None:
     hits = await _search(memory, "profile", query, mode)
-    assert fact in [h.message.content for h in _matched(hits)], _show(hits)
+    assert fact in [h.message.content for h in matched_hits(hits)], show_hits(hits)
 
 
 # -- the score is a probability, the same for a message wherever it is searched -------------
@@ -513,8 +499,8 @@ async def test_a_matched_score_is_a_probability(memory: Memory, mode: str,
             hits = await _search(memory, session, query, mode,
                                  min_score=-1.0 if floor == "off" else None)
             if any(not 0.0 <= h.score <= 1.0 for h in hits if h.matched):
-                outside[f"{session}: {query}"] = _show(hits)
-    assert not outside, _each(outside)
+                outside[f"{session}: {query}"] = show_hits(hits)
+    assert not outside, show_each(outside)
 
 
 @pytest.mark.parametrize(("query", "mode"), [
@@ -526,9 +512,9 @@ async def test_a_matched_score_is_a_probability(memory: Memory, mode: str,
 async def test_tenant_wide_search_ranks_the_relevant_old_memory_first(wide: Memory, query: str,
                                                                       mode: str) -> None:
     hits = await _search(wide, None, query, mode)
-    matched = _matched(hits)
-    assert matched and matched[0].message.content == DENTIST, _show(matched)
-    assert all(0.0 <= h.score <= 1.0 for h in matched), _show(matched)
+    matched = matched_hits(hits)
+    assert matched and matched[0].message.content == DENTIST, show_hits(matched)
+    assert all(0.0 <= h.score <= 1.0 for h in matched), show_hits(matched)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -542,11 +528,11 @@ async def test_a_search_answers_alike_in_its_session_and_tenant_wide(memory: Mem
              ("profile", "Mochi"), ("family", "When was my sister born?"), ("mochi", "Mochi"))
     lost = {}
     for session, query in cases:
-        alone = _matched(await _search(memory, session, query, mode))
-        everywhere = _matched(await _search(memory, None, query, mode, limit=32))
+        alone = matched_hits(await _search(memory, session, query, mode))
+        everywhere = matched_hits(await _search(memory, None, query, mode, limit=32))
         assert alone, f"{session}: {query}: nothing matched"
         if alone[0].message.id not in {h.message.id for h in everywhere}:
-            lost[query] = _show(alone[:1]) + " /" + _show(everywhere[:3])
+            lost[query] = show_hits(alone[:1]) + " /" + show_hits(everywhere[:3])
     assert not lost, f"a session's best hit not matched tenant-wide: {lost}"
 
 
@@ -562,8 +548,8 @@ async def test_a_question_about_how_a_thing_stood_first_or_now_finds_that_messag
     """Two messages give the guest count, 80 and later 120, in the same words: "at first"
     asks for the older one, "now" for the newer (query cue words times the message's place
     in its session's time; semantic search reads the first cue only)."""
-    matched = _matched(await _search(plans, "wedding", query, mode))
-    assert matched and matched[0].message.content == PLANS[wanted], _show(matched)
+    matched = matched_hits(await _search(plans, "wedding", query, mode))
+    assert matched and matched[0].message.content == PLANS[wanted], show_hits(matched)
 
 
 async def test_words_many_memories_hold_do_not_outweigh_the_one_that_answers(
@@ -573,8 +559,8 @@ async def test_words_many_memories_hold_do_not_outweigh_the_one_that_answers(
     marathon next month came first. Weighed by how many of all the memories searched hold
     each word, the sister's memory does."""
     query = "I'm visiting my sister next month, which city does she live in?"
-    matched = _matched(await _search(memories, None, query, "hybrid"))
-    assert matched and matched[0].message.content == LISBON, _show(matched)
+    matched = matched_hits(await _search(memories, None, query, "hybrid"))
+    assert matched and matched[0].message.content == LISBON, show_hits(matched)
 
 
 CHAT_QUESTIONS: tuple[tuple[str, str], ...] = (
@@ -604,7 +590,7 @@ async def test_a_conversation_kept_session_by_session_finds_what_one_session_fin
     missed: dict[str, str] = {}
     for question, answer in CHAT_QUESTIONS:
         for name, mem, session in (("one session", one, "chat"), ("weekly", weekly, None)):
-            matched = _matched(await _search(mem, session, question, mode, limit=10))
+            matched = matched_hits(await _search(mem, session, question, mode, limit=10))
             if not any(answer in h.message.content for h in matched[:5]):
-                missed[f"{name}: {question}"] = _show(matched[:5])
-    assert not missed, _each(missed)
+                missed[f"{name}: {question}"] = show_hits(matched[:5])
+    assert not missed, show_each(missed)

@@ -16,13 +16,14 @@ hybrid, against 16 and 16; the default model lets none through: tests/test_ranki
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Literal, cast
 
 import pytest
 import pytest_asyncio
+from helpers import matched_hits, show_each, show_hits
 
 from memstrata import Hit, Memory, Settings
 from memstrata.search._ranker import LEARNED_FLOOR, ranker_for
@@ -94,19 +95,6 @@ async def fused(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Memor
         yield mem
 
 
-def _show(hits: Sequence[Hit]) -> str:
-    return "".join(f"\n    {h.rank if h.matched else '-':>2} {h.score:6.3f} "
-                   f"{h.message.session}: {h.message.content[:48]}" for h in hits) or " []"
-
-
-def _each(returned: dict[str, str]) -> str:
-    return "".join(f"\n  {q}:{shown}" for q, shown in returned.items())
-
-
-def _matched(hits: Sequence[Hit]) -> list[Hit]:
-    return sorted((h for h in hits if h.matched), key=lambda h: h.rank or 0)
-
-
 async def _search(mem: Memory, session: str | None, query: str, mode: str) -> list[Hit]:
     return await mem.search(session, query, match=cast("MatchMode", mode), exclude_window=False)
 
@@ -127,18 +115,18 @@ async def test_a_fact_is_found_first_with_a_probability(memory: Memory, mode: st
     wrong = {}
     for session, query, fact in CASES:
         hits = await _search(memory, session, query, mode)
-        matched = _matched(hits)
+        matched = matched_hits(hits)
         if not matched or matched[0].message.content != fact or any(
                 not 0.0 <= h.score <= 1.0 for h in matched):
-            wrong[query] = _show(hits)
-    assert not wrong, _each(wrong)
+            wrong[query] = show_hits(hits)
+    assert not wrong, show_each(wrong)
 
 
 async def _filler_matched(mem: Memory, mode: str) -> dict[str, list[str]]:
     found = {}
     for session, query, _ in CASES:
         hits = await _search(mem, session, query, mode)
-        found[query] = [h.message.content for h in _matched(hits)
+        found[query] = [h.message.content for h in matched_hits(hits)
                         if h.message.content in FILLER]
     return found
 
@@ -158,7 +146,7 @@ async def test_questions_about_nothing_said_get_no_matched_hit(memory: Memory,
     for query in OFF_TOPIC:
         for session in SESSIONS:
             hits = await _search(memory, session, query, mode)
-            if _matched(hits):
-                answered[f"{session}: {query}"] = _show(hits)
+            if matched_hits(hits):
+                answered[f"{session}: {query}"] = show_hits(hits)
     # The floor stops at least 95 % of such searches out of fold: one in sixteen may answer.
-    assert len(answered) <= 1, _each(answered)
+    assert len(answered) <= 1, show_each(answered)
