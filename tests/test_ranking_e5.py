@@ -106,8 +106,8 @@ async def test_the_model_has_rankers_of_its_own(mode: str) -> None:
     assert ranker is not None
     assert ranker.centre is None or ranker.centre.shape == (384,)
     if ranker.gate is None:
-        # Its probabilities sit lower than the default model's: its own floor stops as many
-        # searches about nothing said.
+        # Its best hit of a search about nothing said is surer than the default model's: its
+        # own floor, higher, stops as many of those searches.
         assert ranker.floor is not None and ranker.floor > LEARNED_FLOOR[mode]
 
 
