@@ -4,7 +4,9 @@
                                                   # src/memstrata/data/ranker.json
     python bench/train_ranker.py --check          # measure, and fail unless the file written
                                                   # would equal the shipped one
-    python bench/train_ranker.py --embedder e5-small --no-write
+    python bench/train_ranker.py --embedder e5-small   # the same for local:e5-small (each
+                                                  # embedder's entry is written beside the
+                                                  # others'; --check checks the one trained)
     python bench/train_ranker.py --held-out       # ... and report the shipped model's recall
                                                   # on the held-out set (never trained on)
     python bench/train_ranker.py --without ccos_own,ccos_key --no-write   # an ablation
@@ -28,7 +30,9 @@ Negatives are subsampled with a fixed seed. For hybrid search :data:`TREES` regr
 (``_boost.py``) are then boosted on the same loss from the logistic scores. A last
 one-dimensional logistic fit on the out-of-fold scores (every message of every question,
 unweighted) makes the output a calibrated probability, and is folded into the shipped weights
-and leaves. Beside recall, it reports the precision of the matched hits at the default floor.
+and leaves. A ranker without an answer gate (semantic search) gets the floor on its best hit
+chosen for its embedder (:func:`chosen_floor`). Beside recall, it reports the precision of the
+matched hits at the default floor.
 ``--hidden N`` adds N tanh units beside the linear part (measured: no better, so the shipped
 model has none).
 """
