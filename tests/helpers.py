@@ -89,3 +89,9 @@ def show_each(returned: dict[str, str]) -> str:
 def matched_hits(hits: Sequence[Hit]) -> list[Hit]:
     """The matched hits of a search, best first."""
     return sorted((h for h in hits if h.matched), key=lambda h: h.rank or 0)
+
+
+def chat(*lines: str) -> list[dict[str, str]]:
+    """Messages from lines: the assistant's start with ``"A: "``, the rest are the user's."""
+    return [{"role": "assistant", "content": line[3:]} if line.startswith("A: ")
+            else {"role": "user", "content": line} for line in lines]

@@ -29,7 +29,7 @@ from typing import cast
 
 import pytest
 import pytest_asyncio
-from helpers import matched_hits, show_each, show_hits
+from helpers import chat, matched_hits, show_each, show_hits
 
 from memstrata import Hit, Memory
 from memstrata.search._bm25 import tokens
@@ -57,14 +57,8 @@ FILLER = frozenset({
 """Messages that state nothing: never a matched hit for any query."""
 
 
-def _chat(*lines: str) -> list[dict[str, str]]:
-    """Messages from lines: the assistant's start with ``"A: "``, the rest are the user's."""
-    return [{"role": "assistant", "content": line[3:]} if line.startswith("A: ")
-            else {"role": "user", "content": line} for line in lines]
-
-
 SESSIONS: dict[str, list[dict[str, str]]] = {
-    "family": _chat(
+    "family": chat(
         "Can you help me keep track of family things?",
         "A: Sure, tell me what you'd like me to remember.",
         "My parents are visiting us in December.",
@@ -82,7 +76,7 @@ SESSIONS: dict[str, list[dict[str, str]]] = {
         "Remind me to call Dad on Sunday.",
         "A: I'll remind you.",
     ),
-    "mochi": _chat(
+    "mochi": chat(
         "Morning!",
         "A: Good morning! How can I help?",
         MOCHI_ADOPTED,
@@ -98,7 +92,7 @@ SESSIONS: dict[str, list[dict[str, str]]] = {
         "A: Sounds good!",
         "哈哈，真的嗎？",
     ),
-    "profile": _chat(
+    "profile": chat(
         "Hi, I want to set up my preferences.",
         "A: Great, go ahead.",
         PEANUT,
@@ -117,7 +111,7 @@ SESSIONS: dict[str, list[dict[str, str]]] = {
         "A: Enjoy!",
         "OK, thanks!",
     ),
-    "daily": _chat(
+    "daily": chat(
         "What should we cook tonight?",
         "A: Maybe pasta with tomato sauce.",
         "Sounds good!",

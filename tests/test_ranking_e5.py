@@ -24,7 +24,7 @@ from typing import Literal, cast
 
 import pytest
 import pytest_asyncio
-from helpers import matched_hits, show_each, show_hits
+from helpers import chat, matched_hits, show_each, show_hits
 
 from memstrata import Hit, Memory, Settings
 from memstrata.search._ranker import LEARNED_FLOOR, ranker_for
@@ -44,18 +44,12 @@ FILLER = frozenset({"Noted.", "了解。", "今天天氣好熱，不想出門。
                     "這個問題很好。", "好的，沒問題。", "OK, thanks!"})
 
 
-def _chat(*lines: str) -> list[dict[str, str]]:
-    """Messages from lines: the assistant's start with ``"A: "``, the rest are the user's."""
-    return [{"role": "assistant", "content": line[3:]} if line.startswith("A: ")
-            else {"role": "user", "content": line} for line in lines]
-
-
 SESSIONS = {
-    "profile": _chat("Hi, I want to set up my preferences.", "A: Great, go ahead.", PEANUT,
+    "profile": chat("Hi, I want to set up my preferences.", "A: Great, go ahead.", PEANUT,
                      "A: 了解。", "Noted.", CAT, "A: Sounds good!", "今天天氣好熱，不想出門。",
                      "I prefer window seats and vegetarian meals.", "A: 這個問題很好。",
                      "Got it.", "I'm going to grab a coffee.", "A: OK, thanks!"),
-    "family": _chat("Can you help me keep track of family things?",
+    "family": chat("Can you help me keep track of family things?",
                     "A: Sure, tell me what you'd like me to remember.",
                     "My parents are visiting us in December.", "A: Noted.", SISTER,
                     "今天天氣好熱，不想出門。", "A: 了解。", TOM, "A: Sounds good!",
