@@ -30,9 +30,11 @@ Negatives are subsampled with a fixed seed. For hybrid search :data:`TREES` regr
 (``_boost.py``) are then boosted on the same loss from the logistic scores. A last
 one-dimensional logistic fit on the out-of-fold scores (every message of every question,
 unweighted) makes the output a calibrated probability, and is folded into the shipped weights
-and leaves. A ranker without an answer gate (semantic search) gets the floor on its best hit
-chosen for its embedder (:func:`chosen_floor`). Beside recall, it reports the precision of the
-matched hits at the default floor.
+and leaves; above two fixed knots the calibration then bends (:func:`fit_bends`, the same rows),
+where a straight one is over-sure (the judge of the answer gate keeps it straight: the gate's
+offset is fitted on its log-odds). A ranker without an answer gate (semantic search) gets the
+floor on its best hit chosen for its embedder (:func:`chosen_floor`). Beside recall, it reports
+the precision of the matched hits at the default floor.
 ``--hidden N`` adds N tanh units beside the linear part (measured: no better, so the shipped
 model has none).
 """
@@ -409,6 +411,57 @@ def calibrate(logits: FloatArray, y: FloatArray) -> tuple[float, float]:
     """(a, b) of p = sigmoid(a * logit + b), fitted on held-out logits."""
     coef, bias = fit_logistic(logits[:, None], y, np.ones_like(y), 1e-6)
     return float(coef[0]), bias
+
+
+KNOTS = (-1.0, 1.0)
+"""Where the calibration of a ranker bends, in log-odds (probabilities 0.27 and 0.73): fixed
+beforehand, not chosen on the data."""
+
+
+def fit_bends(logits: FloatArray, y: FloatArray) -> tuple[tuple[float, float], ...]:
+    """The :attr:`LearnedRanker.bends` at :data:`KNOTS` for calibrated ``logits`` with labels
+    ``y``: the changes of slope ``c`` that make ``sigmoid(logit + sum c_k max(0, logit -
+    knot_k))`` fit best (log loss, damped Newton's method: deterministic). Only the rows above
+    the first knot move the fit, and only they move with it."""
+    above = logits > KNOTS[0]
+    hinge = np.stack([np.maximum(logits[above] - k, 0.0) for k in KNOTS], axis=1)
+    base, labels = logits[above], y[above]
+    c = np.zeros(len(KNOTS))
+    for _ in range(100):
+        p = _sigmoid(base + hinge @ c)
+        grad = hinge.T @ (p - labels) + 1e-3 * c
+        hess = (hinge * (p * (1.0 - p))[:, None]).T @ hinge + 1e-3 * np.eye(len(KNOTS))
+        step = np.linalg.solve(hess, grad)
+        c -= step
+        if float(np.abs(step).max()) < 1e-10:
+            break
+    return tuple((k, round(float(v), 4)) for k, v in zip(KNOTS, c, strict=True))
+
+
+def bend_all(queries: Sequence[Query], folds: Sequence[int], probs: list[FloatArray],
+             measured_probs: list[FloatArray], measured_folds: Sequence[int]
+             ) -> tuple[list[FloatArray], list[FloatArray], tuple[tuple[float, float], ...]]:
+    """Out-of-fold probabilities bent by the bends fitted on the other folds' questions (those
+    of the ``measured`` layouts by their fold's), and the bends fitted on every fold, which
+    ship: the curve :func:`reliability` prints is then of bends that never saw the
+    conversation either."""
+    def fitted(rows: Sequence[int]) -> tuple[tuple[float, float], ...]:
+        return fit_bends(np.concatenate([logits_of(probs[i]) for i in rows]),
+                         np.concatenate([queries[i].labels for i in rows]).astype(np.float64))
+
+    def apply(p: FloatArray, bends: tuple[tuple[float, float], ...]) -> FloatArray:
+        lg = logits_of(p)
+        for knot, change in bends:
+            lg = lg + change * np.maximum(logits_of(p) - knot, 0.0)
+        return _sigmoid(lg)
+
+    every = [i for i, q in enumerate(queries) if trains(q)]
+    per_fold = [fitted([i for i in every if folds[queries[i].conv] != f])
+                for f in range(FOLDS)]
+    bent = [apply(p, per_fold[folds[q.conv]]) for q, p in zip(queries, probs, strict=True)]
+    bent_measured = [apply(p, per_fold[f])
+                     for p, f in zip(measured_probs, measured_folds, strict=True)]
+    return bent, bent_measured, fitted(every)
 
 
 def folded(ranker: LearnedRanker, a: float, b: float) -> LearnedRanker:
@@ -880,9 +933,12 @@ async def main() -> None:
     for mode in modes:
         oof, (a, b), kept_probs[mode] = cross_validate(queries, folds, mode, measured,
                                                        kept_folds)
+        oof, kept_probs[mode], bends = bend_all(queries, folds, oof, kept_probs[mode],
+                                                kept_folds)
         probs[mode] = oof
         final = train([q for q in queries if trains(q)], mode)
-        shipped[mode] = folded(final, a, b)
+        shipped[mode] = replace(folded(final, a, b), bends=bends)
+        print(f"{mode} calibration bends: {bends}", file=sys.stderr)
         if mode != "hybrid" or args.no_gate:
             # No answer gate: the floor on the best hit decides whether a search has an
             # answer, so it is chosen for this embedder; the file names it only where it

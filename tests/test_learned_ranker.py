@@ -4,6 +4,7 @@ the switch back to the hand-tuned fusion."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from memstrata.search._ranker import (
     Gate,
     LearnedRanker,
     Trees,
+    bent,
     load_rankers,
     log_odds,
     ranker_for,
@@ -223,6 +225,61 @@ def test_a_ranker_names_its_own_floor_only_where_its_model_needs_one() -> None:
         body["floor"] = wrong
         with pytest.raises(ValueError, match="floor must be a probability"):
             LearnedRanker.from_json(body)
+
+
+def test_the_calibration_bends_only_above_its_first_knot_and_keeps_the_order() -> None:
+    """A linear ranker whose log-odds are its first feature: the bends leave every log-odds
+    under the first knot as it was, change the slope by each knot's change above it, keep
+    the order of the messages, and survive the file."""
+    d = len(FEATURES)
+    weights = np.zeros(d, np.float32)
+    weights[0] = 1.0
+    plain = LearnedRanker(mode="hybrid", features=FEATURES, mean=np.zeros(d, np.float32),
+                          scale=np.ones(d, np.float32), weights=weights, bias=0.0,
+                          centre=np.zeros(16, np.float32))
+    ranker = dataclasses.replace(plain, bends=((-1.0, -0.5), (1.0, 0.25)))
+    x = np.zeros((6, d), dtype=np.float32)
+    x[:, 0] = [-4.0, -1.0, 0.0, 1.0, 2.0, 5.0]
+    # Slope 1 up to -1, 0.5 from -1 to 1, 0.75 above 1.
+    np.testing.assert_allclose(ranker.logits(x), [-4.0, -1.0, -0.5, 0.0, 0.75, 3.0])
+    np.testing.assert_allclose(plain.logits(x), x[:, 0])
+    probability = ranker.probability(x)
+    assert list(np.argsort(probability)) == list(range(6))
+    again = LearnedRanker.from_json(ranker.to_json())
+    assert again.bends == ranker.bends
+    np.testing.assert_allclose(again.logits(x), ranker.logits(x))
+    assert "bends" not in plain.to_json()
+    np.testing.assert_allclose(bent(x[:, 0], ranker.bends), ranker.logits(x))
+
+
+@pytest.mark.parametrize("bends", [((1.0, 0.1), (-1.0, 0.1)), ((0.0, 0.1), (0.0, 0.2)),
+                                   ((-1.0, -1.0),), ((-1.0, -0.5), (1.0, -0.6))])
+def test_bends_that_would_reorder_the_hits_are_refused(bends: tuple[tuple[float, float], ...]
+                                                       ) -> None:
+    ranker = ranker_for("local:use-multilingual-v3", "semantic")
+    assert ranker is not None
+    body = ranker.to_json()
+    body["bends"] = [list(b) for b in bends]
+    with pytest.raises(ValueError, match="bends must have rising knots"):
+        LearnedRanker.from_json(body)
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic"])
+def test_the_shipped_rankers_are_less_sure_at_the_top_than_a_straight_calibration(
+        mode: str) -> None:
+    """The shipped calibration bends: the straight one was over-sure above its first knot
+    (docs/benchmarks.md, the reliability curve), so its slope falls there. The answer gate's
+    judge stays straight: the gate's offset was fitted on its log-odds."""
+    ranker = ranker_for("local:use-multilingual-v3", mode)
+    assert ranker is not None and len(ranker.bends) == 2
+    (first, change), _ = ranker.bends
+    assert first < 0.0 < change + 1.0 and change < 0.0
+    low = np.asarray([-8.0, -3.0, first - 0.01], dtype=np.float32)
+    np.testing.assert_allclose(bent(low, ranker.bends), low)
+    high = np.asarray([2.0], dtype=np.float32)
+    assert float(bent(high, ranker.bends)[0]) < 2.0
+    if ranker.gate is not None and ranker.gate.judge is not None:
+        assert ranker.gate.judge.bends == ()
 
 
 def test_a_ranker_of_other_features_is_refused() -> None:

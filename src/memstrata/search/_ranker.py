@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ._features import FEATURES, JUDGE_FEATURES, SEMANTIC_FEATURES
 
 __all__ = ["BEST_SHARE", "FUSION_FLOOR", "GATE_TOP", "HIT_FLOOR", "JUDGE_COLUMNS", "LEARNED_FLOOR",
-           "RANKER_FILE", "Gate", "LearnedRanker", "Trees", "load_rankers", "log_odds",
+           "RANKER_FILE", "Gate", "LearnedRanker", "Trees", "bent", "load_rankers", "log_odds",
            "probability_of", "ranker_for"]
 
 FloatArray = npt.NDArray[np.float32]
@@ -114,6 +114,15 @@ class Gate:
                    feature=str(raw["feature"]), top=int(raw["top"]), judge=judge)
 
 
+def bent(logits: FloatArray, bends: tuple[tuple[float, float], ...]) -> FloatArray:
+    """``logits`` with :attr:`LearnedRanker.bends` applied: each adds its ``change`` times
+    the excess of the (unbent) log-odds over its ``knot``."""
+    out = logits.astype(np.float32, copy=True)
+    for knot, change in bends:
+        out += np.float32(change) * np.maximum(logits - np.float32(knot), np.float32(0.0))
+    return out
+
+
 def log_odds(probability: float) -> float:
     """The log-odds of a probability (clipped away from 0 and 1)."""
     p = min(max(probability, 1e-12), 1.0 - 1e-12)
@@ -178,9 +187,10 @@ class Trees:
 
 @dataclass(frozen=True)
 class LearnedRanker:
-    """``p = sigmoid(bias + z @ weights + tanh(z @ hidden + hidden_bias) @ out + trees(z))``
-    per message, where ``z = (x - mean) / scale`` are its standardised features: a logistic
-    model with, optionally, one small hidden layer or boosted trees beside it."""
+    """``p = sigmoid(bends(bias + z @ weights + tanh(z @ hidden + hidden_bias) @ out +
+    trees(z)))`` per message, where ``z = (x - mean) / scale`` are its standardised features:
+    a logistic model with, optionally, one small hidden layer or boosted trees beside it, and
+    a calibration that bends above its knots (:attr:`bends`)."""
 
     mode: str
     features: tuple[str, ...]
@@ -203,6 +213,14 @@ class LearnedRanker:
     """The probability the best hit needs by default, chosen for this ranker's embedder
     (``None``: :data:`LEARNED_FLOOR` of its mode). A model whose best hit of a search about
     nothing said sits surer needs a floor of its own to stop as many such searches."""
+    bends: tuple[tuple[float, float], ...] = ()
+    """The calibration's bends: ``(knot, change)`` pairs, knots rising, each adding ``change``
+    times the log-odds' excess over ``knot`` (:meth:`logits`). One straight calibration
+    fitted over every message of a search is right where nearly all of them are (the
+    improbable ones) and over-sure at the top, where the best of each search is; the bends
+    flatten the map above their knots so that a probability of 0.7 is right about 7 times in
+    10 there too. Below the first knot nothing moves. Every slope stays positive, so the
+    order of the hits is kept."""
 
     def __post_init__(self) -> None:
         expected = {"semantic": SEMANTIC_FEATURES, "judge": JUDGE_FEATURES}.get(self.mode,
@@ -213,6 +231,11 @@ class LearnedRanker:
         if self.floor is not None and not 0.0 < self.floor < 1.0:
             raise ValueError(f"the {self.mode} ranker's floor must be a probability between "
                              f"0 and 1, not {self.floor}")
+        knots = [knot for knot, _ in self.bends]
+        slopes = np.cumsum([1.0] + [change for _, change in self.bends])
+        if knots != sorted(set(knots)) or bool((slopes <= 0.0).any()):
+            raise ValueError(f"the {self.mode} ranker's bends must have rising knots and keep "
+                             f"every slope positive: {self.bends}")
         if self.gate is not None and self.gate.feature not in self.features:
             raise ValueError(f"the {self.mode} ranker's answer gate reads an unknown feature: "
                              f"{self.gate.feature!r}")
@@ -266,6 +289,8 @@ class LearnedRanker:
             elif refine > 0:
                 rows = np.argpartition(-out, refine - 1)[:refine]
                 out[rows] += self.trees((x[rows] - self.mean) / self.scale)
+        if self.bends:
+            out[:] = bent(out, self.bends)
         return out
 
     def probability(self, x: FloatArray, refine: int | None = None, *,
@@ -291,6 +316,8 @@ class LearnedRanker:
             body["gate"] = self.gate.to_json()
         if self.floor is not None:
             body["floor"] = self.floor
+        if self.bends:
+            body["bends"] = [[knot, change] for knot, change in self.bends]
         return body
 
     @classmethod
@@ -310,7 +337,9 @@ class LearnedRanker:
                    trees=Trees.from_json(raw["trees"]) if "trees" in raw else None,
                    centre=array("centre"),
                    gate=Gate.from_json(raw["gate"]) if "gate" in raw else None,
-                   floor=float(raw["floor"]) if "floor" in raw else None)
+                   floor=float(raw["floor"]) if "floor" in raw else None,
+                   bends=tuple((float(knot), float(change))
+                               for knot, change in raw.get("bends", ())))
 
 
 def parse_rankers(raw: dict[str, Any]) -> dict[tuple[str, str], LearnedRanker]:
