@@ -113,6 +113,14 @@ and near (``_offtopic_near.py``); their eval halves are only measured."""
 GATE_FEATURE = "ccos_own"
 """What the answer gate reads of the best hits (hybrid search only). Measured: the plain
 own-text cosine, in both modes, lowered the held-out set's R@5 at the gate (docs)."""
+GATE_MORE: tuple[str, ...] = ("cov_scope", "rare_own")
+"""... and further: how much of the query's words the best hits hold, weighed among all the
+messages searched, and whether one holds a rare one (docs/benchmarks.md, "The answer gate
+reads the query's words")."""
+GATE_NEGATIVES: tuple[str, ...] = ("train", "near-train")
+"""The off-topic splits the answer gate is fitted against: far and near. With words of the
+best hits among its inputs, the far queries alone (which share no word with the
+conversation) would teach it that any shared word is an answer."""
 ANSWERS: dict[str, list[bool]] = {}
 """Per mode, whether each search answers under the out-of-fold answer gate (set by main)."""
 FLOOR: dict[str, float] = dict(LEARNED_FLOOR)
@@ -483,16 +491,23 @@ GATE_STEP = 0.05
 
 
 def gate_inputs(q: Query, p: FloatArray, judged: FloatArray | None = None
-                ) -> tuple[float, float]:
+                ) -> tuple[float, ...]:
     """What the answer gate reads of a hybrid search ranked by ``p``: the best hit's
     log-odds (with ``judged``, the judge's log-odds of every message: the highest among the
-    best :data:`GATE_TOP` hits) and the highest :data:`GATE_FEATURE` among those hits."""
+    best :data:`GATE_TOP` hits), the highest :data:`GATE_FEATURE` among those hits, and the
+    highest of each of :data:`GATE_MORE` among them."""
     x = q.hybrid
     if not len(p):
-        return -30.0, -1.0
+        return (-30.0, -1.0, *(0.0 for _ in GATE_MORE))
     top = np.lexsort((-np.arange(len(p)), -p))[:GATE_TOP]
     logit = log_odds(float(p[top[0]])) if judged is None else float(np.max(judged[top]))
-    return logit, float(np.max(x[top, FEATURES.index(GATE_FEATURE)]))
+    return (logit, *(float(np.max(x[top, FEATURES.index(name)]))
+                     for name in (GATE_FEATURE, *GATE_MORE)))
+
+
+def gate_answers(gate: Gate, inputs: Sequence[float]) -> bool:
+    """Whether ``gate`` answers a search of :func:`gate_inputs` ``inputs``."""
+    return gate.answers(inputs[0], inputs[1], tuple(inputs[2:]))
 
 
 def logits_of(p: FloatArray) -> FloatArray:
@@ -502,34 +517,42 @@ def logits_of(p: FloatArray) -> FloatArray:
     return out
 
 
-def fit_gate(queries: Sequence[Query], inputs: FloatArray, rows: Sequence[int],
-             eval_rows: Sequence[int]) -> Gate:
-    """The answer gate from ``rows`` (questions: answered; far off-topic training queries:
-    not), every set weighing the same: a logistic fit on the best hit's log-odds and the top
-    hits' closest cosine (``inputs``: :func:`gate_inputs` of every query) gives the trade
-    between the two (``per_cosine``); the offset is then the lowest (in steps of
-    :data:`GATE_STEP`) at which at least 95 % of the far off-topic searches of ``eval_rows``
-    return nothing, as the floor before it was chosen."""
+def fit_gate(queries: Sequence[Query], inputs: FloatArray, gains: FloatArray,
+             rows: Sequence[int], eval_rows: Sequence[int]) -> Gate:
+    """The answer gate from ``rows``: a logistic fit on :func:`gate_inputs` (``inputs``, of
+    every query) of the questions (answered), each weighing its ``gains`` (the R@5 it has
+    when answered: refusing a question whose answer is not among the best five costs
+    nothing), against the off-topic training queries (not answered; far and near, the near
+    ones weighing :data:`NEAR_SHARE` as in the ranker's fit), every set weighing the same,
+    gives the trade between the log-odds and the other inputs; the offset is then the lowest
+    (in steps of :data:`GATE_STEP`) at which at least 95 % of the far off-topic searches of
+    ``eval_rows`` return nothing, as the floor before it was chosen."""
     chosen = [i for i in rows if not queries[i].off_topic
-              or queries[i].off_topic in OFF_TOPIC_TRAINING]
+              or queries[i].off_topic in GATE_NEGATIVES]
     y = np.asarray([0.0 if queries[i].off_topic else 1.0 for i in chosen])
-    coef, _ = fit_logistic(inputs[chosen], y, query_weights([queries[i] for i in chosen]), 1e-3)
-    per_cosine = round(float(coef[1] / max(coef[0], 1e-6)), 3)
+    w = query_weights([queries[i] for i in chosen]) * gains[chosen]
+    x = inputs[chosen]
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    coef, _ = fit_logistic((x - mean) / scale, y, w, 1e-3)
+    coef = coef / scale
+    trade = [round(float(c / max(coef[0], 1e-6)), 3) for c in coef[1:]]
     far = inputs[[i for i in eval_rows if queries[i].off_topic == "eval"]]
-    s = far[:, 0] + per_cosine * far[:, 1]
+    s = far[:, 0] + far[:, 1:] @ np.asarray(trade)
     offset = float(np.ceil(np.quantile(s, 0.95) / GATE_STEP) * GATE_STEP)
     while float(np.mean(s < offset)) < 0.95:
         offset += GATE_STEP
-    return Gate(offset=round(offset, 2), per_cosine=per_cosine, feature=GATE_FEATURE,
-                top=GATE_TOP)
+    return Gate(offset=round(offset, 2), per_cosine=trade[0], feature=GATE_FEATURE,
+                top=GATE_TOP, more=tuple(zip(GATE_MORE, trade[1:], strict=True)))
 
 
-def fold_gates(queries: Sequence[Query], inputs: FloatArray,
+def fold_gates(queries: Sequence[Query], inputs: FloatArray, gains: FloatArray,
                folds: Sequence[int]) -> list[Gate]:
     """Per fold, the gate fitted on the other folds (its offset chosen on every fold's
     evaluation searches, as the shipped one is)."""
     every = range(len(queries))
-    return [fit_gate(queries, inputs, [i for i in every if folds[queries[i].conv] != f], every)
+    return [fit_gate(queries, inputs, gains,
+                     [i for i in every if folds[queries[i].conv] != f], every)
             for f in range(FOLDS)]
 
 
@@ -800,8 +823,9 @@ def held_out(queries: Sequence[Query], rankers: dict[str, LearnedRanker],
             if ranker.gate is not None and floor is None:
                 x = np.asarray(q.hybrid, np.float32)
                 judged = ranker.judged(x)
-                methods[f"learned {mode} @gate"] = answered(p, ranker.gate.answers(*gate_inputs(
-                    q, p, None if judged is None else judged.astype(np.float64))))
+                methods[f"learned {mode} @gate"] = answered(p, gate_answers(
+                    ranker.gate, gate_inputs(q, p, None if judged is None
+                                             else judged.astype(np.float64))))
         for name, ranked in methods.items():
             for k in (5, 10):
                 rows[name][k].append(recall(q.evidence, ranked, k))
@@ -960,16 +984,19 @@ async def main() -> None:
                 kept_judged = [logits_of(j) for j in judge_kept]
             inputs = np.asarray([gate_inputs(q, p, None if judged is None else judged[i])
                                  for i, (q, p) in enumerate(zip(queries, oof, strict=True))])
-            gates = fold_gates(queries, inputs, folds)
-            ANSWERS[mode] = [gates[folds[q.conv]].answers(*inputs[i])
+            gains = np.asarray([1.0 if q.off_topic else recall(q.evidence, answered(p, True), 5)
+                                for q, p in zip(queries, oof, strict=True)])
+            gates = fold_gates(queries, inputs, gains, folds)
+            ANSWERS[mode] = [gate_answers(gates[folds[q.conv]], inputs[i])
                              for i, q in enumerate(queries)]
             kept_answers[mode] = [
-                gates[kept_folds[i]].answers(*gate_inputs(
+                gate_answers(gates[kept_folds[i]], gate_inputs(
                     q, p, None if kept_judged is None else kept_judged[i]))
                 for i, (q, p) in enumerate(zip(measured, kept_probs[mode], strict=True))]
-            gate = replace(fit_gate(queries, inputs, every, every), judge=judge)
+            gate = replace(fit_gate(queries, inputs, gains, every, every), judge=judge)
             shipped[mode] = replace(shipped[mode], gate=gate)
             print(f"{mode} answer gate: offset {gate.offset}, per cosine {gate.per_cosine}, "
+                  f"more {gate.more}, "
                   f"{'a judge' if judge is not None else 'no judge'}", file=sys.stderr)
     report(queries, probs, args.floor)
     if measured:

@@ -460,6 +460,38 @@ def test_the_shipped_hybrid_ranker_gates_on_the_closest_centred_cosine() -> None
     assert semantic is not None and semantic.gate is None
 
 
+def test_the_shipped_gate_also_reads_the_query_words_the_best_hits_hold() -> None:
+    """Beside the log-odds and the closest cosine, the shipped gate reads the best hits'
+    scope-weighted share of the query's words and whether one holds a rare one: holding more
+    of the query's words lowers the probability the best hit needs. Its further features
+    survive the file and must be features of the ranker; a gate without them reads as
+    before."""
+    ranker = ranker_for("local:use-multilingual-v3", "hybrid")
+    assert ranker is not None and ranker.gate is not None
+    gate = ranker.gate
+    assert [name for name, _ in gate.more] == ["cov_scope", "rare_own"]
+    assert gate.more[0][1] > 0
+    assert gate.features == ("ccos_own", "cov_scope", "rare_own")
+    assert gate.floor(0.2, (1.0, 0.0)) < gate.floor(0.2, (0.5, 0.0)) < gate.floor(0.2)
+    floor = gate.floor(0.2, (0.5, 1.0))
+    assert gate.answers(log_odds(floor * 1.01), 0.2, (0.5, 1.0))
+    assert not gate.answers(log_odds(floor * 0.99), 0.2, (0.5, 1.0))
+    assert not gate.answers(log_odds(floor * 1.01), 0.2)
+    with pytest.raises(ValueError, match="reads 2 more features, not 3"):
+        gate.answers(0.0, 0.2, (0.1, 0.2, 0.3))
+    body = ranker.to_json()
+    assert body["gate"]["more"] == [["cov_scope", gate.more[0][1]], ["rare_own", gate.more[1][1]]]
+    again = LearnedRanker.from_json(body).gate
+    assert again is not None and again.more == gate.more
+    body["gate"]["more"] = [["cov_everything", 1.0]]
+    with pytest.raises(ValueError, match="answer gate reads an unknown feature: 'cov_everything'"):
+        LearnedRanker.from_json(body)
+    del body["gate"]["more"]
+    plain = LearnedRanker.from_json(body).gate
+    assert plain is not None and plain.more == () and plain.features == ("ccos_own",)
+    assert plain.answers(0.0, 0.2) == (0.2 * plain.per_cosine >= plain.offset)
+
+
 def test_the_shipped_gate_is_judged_on_a_messages_own_evidence() -> None:
     """The hybrid ranker's answer gate reads a judge over :data:`JUDGE_FEATURES` only: what a
     message has of its own, not how it compares with the rest searched, nor cue words. So

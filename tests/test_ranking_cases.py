@@ -248,11 +248,31 @@ MEMORIES: tuple[str, ...] = (
 )
 LISBON = MEMORIES[5]
 
+# Facts about the user kept one per session after :data:`MEMORIES`, as an assistant's memory
+# keeps them; the questions about them are lines of recent dialogue.
+PROFILE: tuple[str, ...] = (
+    "User lives in Ballard, Seattle, with two kids.",
+    "User is allergic to shellfish.",
+    "User's daughter Maya plays the violin.",
+    "User drives a 2015 Subaru Outback.",
+    "User prefers aisle seats on long flights.",
+    "User's manager is called Priya.",
+    "User started learning Spanish on Duolingo.",
+    "User's dog Pepper is afraid of thunderstorms.",
+)
+
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def memories(memory: Memory) -> AsyncIterator[Memory]:
     """Another tenant: :data:`MEMORIES`, one per session."""
     async with _one_per_session(memory, "memories", "memory", MEMORIES) as mem:
+        yield mem
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def profile(memory: Memory) -> AsyncIterator[Memory]:
+    """Another tenant: :data:`MEMORIES` then :data:`PROFILE`, one per session."""
+    async with _one_per_session(memory, "profile", "fact", MEMORIES + PROFILE) as mem:
         yield mem
 
 
@@ -555,6 +575,26 @@ async def test_words_many_memories_hold_do_not_outweigh_the_one_that_answers(
     query = "I'm visiting my sister next month, which city does she live in?"
     matched = matched_hits(await _search(memories, None, query, "hybrid"))
     assert matched and matched[0].message.content == LISBON, show_hits(matched)
+
+
+async def test_a_line_of_dialogue_gets_back_the_memory_it_is_about(profile: Memory) -> None:
+    """A line of recent dialogue is no question, and the memory it needs may be no closer to
+    it in meaning than an unrelated question is to something: the answer gate, which read
+    only the best hits' log-odds and closest cosine, returned nothing for the car. It now
+    also weighs how much of the query's words the best hits hold; questions about nothing
+    the memories say still return nothing."""
+    lines = {"My car is making a weird noise again.": PROFILE[3],
+             "Maya has a recital coming up, what should she wear?": PROFILE[2],
+             "I have a long flight to Tokyo next week, any tips?": PROFILE[4]}
+    returned = {line: await _search(profile, None, line, "hybrid") for line in lines}
+    shown = show_each({line: show_hits(hits) for line, hits in returned.items()})
+    for line, fact in lines.items():
+        assert fact in {h.message.content for h in matched_hits(returned[line])}, shown
+    for question in ("tell me about black holes", "how do I bake sourdough bread?",
+                     "What is the capital of Australia?",
+                     "recommend a good science fiction novel"):
+        hits = await _search(profile, None, question, "hybrid")
+        assert not matched_hits(hits), show_hits(hits)
 
 
 CHAT_QUESTIONS: tuple[tuple[str, str], ...] = (

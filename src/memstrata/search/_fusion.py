@@ -304,6 +304,8 @@ class Ranked:
     cosine with the query (``None``: another ranking, or a ranker without a gate)."""
     judged: float | None = None
     """... and the log-odds the gate's judge gives it (``None``: a gate without a judge)."""
+    gate_more: tuple[float, ...] = ()
+    """... and its values of the further features the gate reads (:attr:`Gate.more`)."""
 
 
 def rare_terms(index: SessionIndex, query: str) -> list[str]:
@@ -570,10 +572,13 @@ def rank_features(ids: IntArray, x: FloatArray, ranker: LearnedRanker, *, k: int
         order = cap_related(order.astype(np.float32), rare & mask, related_only & mask)
     best = top_indices(order, k, mask)
     gate = None if ranker.gate is None else ranker.features.index(ranker.gate.feature)
+    more = () if ranker.gate is None else tuple(
+        ranker.features.index(name) for name, _ in ranker.gate.more)
     judged = ranker.judged(x[best]) if best.size else None
     return [Ranked(id=int(ids[i]), score=float(p[i]), similarity=float(p[i]),
                    keyword=bool(own_hit[i]), rare=bool(rare[i]),
                    related_only=bool(related_only[i]), lead=bool(lead[i]),
                    closeness=None if gate is None else float(x[i, gate]),
-                   judged=None if judged is None else float(judged[j]))
+                   judged=None if judged is None else float(judged[j]),
+                   gate_more=tuple(float(x[i, c]) for c in more))
             for j, i in enumerate(best)]

@@ -38,7 +38,7 @@ which at least 95 % of searches about subjects a conversation never touches retu
 a thing it never mentions (another pet's name, a trip never taken) are harder: 52.2 % /
 60.2 % of them return nothing at these floors (docs/benchmarks.md). A ranker with an answer
 gate (:class:`Gate`: the shipped hybrid one) decides by it instead, which returns nothing for
-56.6 % of those in hybrid mode. A floor the caller sets applies to every hit instead. These are
+53.8 % of those in hybrid mode. A floor the caller sets applies to every hit instead. These are
 the default model's: a ranker trained for another embedder names its own floor where that
 model's probabilities need another (:attr:`LearnedRanker.floor`)."""
 BEST_SHARE: dict[str, float] = {"hybrid": 0.02, "semantic": 0.05}
@@ -82,7 +82,13 @@ class Gate:
     (:data:`JUDGE_FEATURES`), which never compares a message with the others searched. The
     ranker that orders the hits compares them (the best of a search stands out even when
     the search has no answer), so it says which hit is best, and the judge whether the best
-    are answers at all."""
+    are answers at all.
+
+    ``more`` weighs further features the same way, each read as its highest among the best
+    ``top`` hits: how much of the query's words a hit holds (``cov_scope``) and whether it
+    holds a rare one (``rare_own``). A line of recent dialogue about a thing a memory
+    records ("any ideas for the kids this weekend?") may be no closer to that memory in
+    meaning than an unrelated question is to something, but it shares its words."""
 
     offset: float
     per_cosine: float
@@ -90,19 +96,38 @@ class Gate:
     top: int = GATE_TOP
     judge: LearnedRanker | None = field(default=None, compare=False, repr=False)
     """(Left out of ``==``: its weights are arrays; compare :meth:`to_json` instead.)"""
+    more: tuple[tuple[str, float], ...] = ()
+    """``(feature, weight)`` pairs: each adds its weight times the feature's highest value
+    among the best ``top`` hits to the best log-odds."""
 
-    def answers(self, best_logit: float, cosine: float) -> bool:
-        """Whether a search whose best hit has log-odds ``best_logit``, and whose closest of
-        the best ``top`` hits has ``cosine``, has an answer."""
-        return best_logit + self.per_cosine * cosine >= self.offset
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The features the gate reads of the best hits, besides the log-odds: ``feature``
+        first, then those of ``more``."""
+        return (self.feature, *(name for name, _ in self.more))
 
-    def floor(self, cosine: float) -> float:
-        """The probability the best hit needs when the closest cosine is ``cosine``."""
-        return probability_of(self.offset - self.per_cosine * cosine)
+    def answers(self, best_logit: float, cosine: float, more: tuple[float, ...] = ()) -> bool:
+        """Whether a search whose best hit has log-odds ``best_logit``, whose closest of the
+        best ``top`` hits has ``cosine``, and whose best hits' highest values of the ``more``
+        features are ``more`` (0 each where not given), has an answer."""
+        return best_logit + self.per_cosine * cosine + self._more(more) >= self.offset
+
+    def floor(self, cosine: float, more: tuple[float, ...] = ()) -> float:
+        """The probability the best hit needs when the closest cosine is ``cosine`` (and the
+        ``more`` features' highest values are ``more``: 0 each where not given)."""
+        return probability_of(self.offset - self.per_cosine * cosine - self._more(more))
+
+    def _more(self, values: tuple[float, ...]) -> float:
+        if len(values) > len(self.more):
+            raise ValueError(f"the answer gate reads {len(self.more)} more features, "
+                             f"not {len(values)}")
+        return sum(weight * value for (_, weight), value in zip(self.more, values, strict=False))
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"offset": self.offset, "per_cosine": self.per_cosine,
                                 "feature": self.feature, "top": self.top}
+        if self.more:
+            body["more"] = [[name, weight] for name, weight in self.more]
         if self.judge is not None:
             body["judge"] = self.judge.to_json()
         return body
@@ -111,7 +136,9 @@ class Gate:
     def from_json(cls, raw: dict[str, Any]) -> Gate:
         judge = LearnedRanker.from_json(raw["judge"]) if "judge" in raw else None
         return cls(offset=float(raw["offset"]), per_cosine=float(raw["per_cosine"]),
-                   feature=str(raw["feature"]), top=int(raw["top"]), judge=judge)
+                   feature=str(raw["feature"]), top=int(raw["top"]), judge=judge,
+                   more=tuple((str(name), float(weight))
+                              for name, weight in raw.get("more", ())))
 
 
 def bent(logits: FloatArray, bends: tuple[tuple[float, float], ...]) -> FloatArray:
@@ -236,9 +263,11 @@ class LearnedRanker:
         if knots != sorted(set(knots)) or bool((slopes <= 0.0).any()):
             raise ValueError(f"the {self.mode} ranker's bends must have rising knots and keep "
                              f"every slope positive: {self.bends}")
-        if self.gate is not None and self.gate.feature not in self.features:
+        unknown = [] if self.gate is None else [
+            name for name in self.gate.features if name not in self.features]
+        if unknown:
             raise ValueError(f"the {self.mode} ranker's answer gate reads an unknown feature: "
-                             f"{self.gate.feature!r}")
+                             f"{unknown[0]!r}")
         if self.gate is not None and self.gate.judge is not None and (
                 self.mode != "hybrid" or self.gate.judge.mode != "judge"):
             raise ValueError(f"the {self.mode} ranker's answer gate has a judge of mode "

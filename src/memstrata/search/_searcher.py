@@ -322,7 +322,10 @@ def _evidence(found: list[Ranked], floor: float, share: float, *, gated: bool,
         # The judge's log-odds where the gate has one (the highest of the best few), else the
         # best hit's own.
         logit = max((r.judged for r in best if r.judged is not None), default=log_odds(top))
-        if not answer.answers(logit, cosine):
+        # The gate's further features, each its highest among the best few.
+        more = tuple(max((r.gate_more[k] for r in best if len(r.gate_more) > k), default=0.0)
+                     for k in range(len(answer.more)))
+        if not answer.answers(logit, cosine, more):
             return []
         found = [r for r in found
                  if r.score >= every or ((r.rare or r.lead) and _own(r) >= every)]
