@@ -579,9 +579,10 @@ async def test_words_many_memories_hold_do_not_outweigh_the_one_that_answers(
 
 async def test_a_line_of_dialogue_gets_back_the_memory_it_is_about(profile: Memory) -> None:
     """A line of recent dialogue is no question, and the memory it needs may be no closer to
-    it in meaning than an unrelated question is to something: the answer gate, which read
-    only the best hits' log-odds and closest cosine, returned nothing for the car. It now
-    also weighs how much of the query's words the best hits hold; questions about nothing
+    it in meaning than an unrelated question is to something: the answer gate that read only
+    the best hits' log-odds and closest cosine returned nothing for the car. Refitted with
+    the query's words the best hits hold among its inputs, each question weighing what
+    answering it gains, it returns the memory each line is about; questions about nothing
     the memories say still return nothing."""
     lines = {"My car is making a weird noise again.": PROFILE[3],
              "Maya has a recital coming up, what should she wear?": PROFILE[2],
