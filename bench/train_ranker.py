@@ -77,6 +77,7 @@ from memstrata.search._ranker import (
     Gate,
     LearnedRanker,
     Trees,
+    bent,
     log_odds,
 )
 
@@ -458,18 +459,15 @@ def bend_all(queries: Sequence[Query], folds: Sequence[int], probs: list[FloatAr
                          np.concatenate([queries[i].labels for i in rows]).astype(np.float64))
 
     def apply(p: FloatArray, bends: tuple[tuple[float, float], ...]) -> FloatArray:
-        lg = logits_of(p)
-        for knot, change in bends:
-            lg = lg + change * np.maximum(logits_of(p) - knot, 0.0)
-        return _sigmoid(lg)
+        return _sigmoid(bent(logits_of(p), bends))
 
     every = [i for i, q in enumerate(queries) if trains(q)]
     per_fold = [fitted([i for i in every if folds[queries[i].conv] != f])
                 for f in range(FOLDS)]
-    bent = [apply(p, per_fold[folds[q.conv]]) for q, p in zip(queries, probs, strict=True)]
-    bent_measured = [apply(p, per_fold[f])
-                     for p, f in zip(measured_probs, measured_folds, strict=True)]
-    return bent, bent_measured, fitted(every)
+    out = [apply(p, per_fold[folds[q.conv]]) for q, p in zip(queries, probs, strict=True)]
+    out_measured = [apply(p, per_fold[f])
+                    for p, f in zip(measured_probs, measured_folds, strict=True)]
+    return out, out_measured, fitted(every)
 
 
 def folded(ranker: LearnedRanker, a: float, b: float) -> LearnedRanker:

@@ -15,7 +15,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -141,12 +141,17 @@ class Gate:
                               for name, weight in raw.get("more", ())))
 
 
-def bent(logits: FloatArray, bends: tuple[tuple[float, float], ...]) -> FloatArray:
-    """``logits`` with :attr:`LearnedRanker.bends` applied: each adds its ``change`` times
-    the excess of the (unbent) log-odds over its ``knot``."""
-    out = logits.astype(np.float32, copy=True)
+_Logits = TypeVar("_Logits", npt.NDArray[np.float32], npt.NDArray[np.float64])
+
+
+def bent(logits: _Logits, bends: tuple[tuple[float, float], ...]) -> _Logits:
+    """``logits`` with :attr:`LearnedRanker.bends` applied, in their own precision (a search's
+    are single, the training's double): each adds its ``change`` times the excess of the
+    (unbent) log-odds over its ``knot``."""
+    kind = logits.dtype.type
+    out = logits.copy()
     for knot, change in bends:
-        out += np.float32(change) * np.maximum(logits - np.float32(knot), np.float32(0.0))
+        out += kind(change) * np.maximum(logits - kind(knot), kind(0.0))
     return out
 
 
