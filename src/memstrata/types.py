@@ -132,9 +132,11 @@ class Hit:
 
     message: Message
     score: float
-    """Semantic and hybrid hits: the message's similarity to the query, -1 to 1, absolute (the
-    floor ``min_score`` applies to it); keyword hits: BM25 scaled by the query's best, +1 for
-    the whole query as written; neighbours: 0."""
+    """Semantic and hybrid hits: under the learned ranker (the default with a packaged local
+    model that ships one), the calibrated probability, 0 to 1, that the message is relevant to
+    the query; under the hand-tuned fusion, its similarity to the query, -1 to 1. Either way
+    absolute, and the floor ``min_score`` applies to it. Keyword hits: BM25 scaled by the
+    query's best, +1 for the whole query as written; neighbours: 0."""
     rank: int | None
     source: HitSource
     matched: bool = True

