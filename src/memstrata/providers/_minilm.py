@@ -81,8 +81,9 @@ def _layer_norm(x: F32, weight: F32, bias: F32) -> F32:
 class MiniLM:
     """The encoder: ``encode(texts)`` gives unit float32 rows of 384 numbers.
 
-    One instance only reads its weights after loading, and each call keeps its buffers to
-    itself, so calls from two threads do not disturb each other.
+    Texts are embedded in groups of similar length (:data:`CHUNK`); a text's vector does not
+    depend on the others of its call beyond float rounding: padding is masked out of attention
+    and pooling.
     """
 
     def __init__(self, model_dir: Path) -> None:
