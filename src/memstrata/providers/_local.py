@@ -55,10 +55,15 @@ class LocalModel:
     dim: int
     load: Callable[[int], EncodeFn]
     install: str = ""
-    """How to install it where ``pip install <package>`` is not the way."""
+    """How to install it where ``pip install <package>`` is not the way (:attr:`how_to_install`)."""
     concurrent: bool = False
     """Whether the loaded function may run in two threads at once (a query beside an indexing
     chunk, see ``_lane``); only for engines whose calls share nothing but read-only weights."""
+
+    @property
+    def how_to_install(self) -> str:
+        """The command that installs the model: :attr:`install`, else ``pip install``."""
+        return self.install or f"pip install {self.package}"
 
 
 def _load_use(threads: int) -> EncodeFn:
@@ -193,9 +198,8 @@ class LocalEmbedder:
         try:
             return self._spec.load(self._threads)
         except ImportError as exc:
-            how = self._spec.install or f"pip install {self._spec.package}"
             raise ProviderError(f"{self.model_id}: the model package is not installed; "
-                                f"{how}") from exc
+                                f"{self._spec.how_to_install}") from exc
         except Exception as exc:
             raise ProviderError(f"{self.model_id}: cannot load the packaged model: "
                                 f"{exc}") from exc
